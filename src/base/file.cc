@@ -1,0 +1,139 @@
+#include "base/file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace preflight {
+namespace {
+
+std::string ErrnoText() { return std::strerror(errno); }
+
+Status FsyncDirectory(const std::string& dir) {
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
+  if (fd < 0) return Status::IOError(dir + ": cannot open folder to fsync: " + ErrnoText());
+  ::fsync(fd);  // Best effort: some file systems refuse fsync on folders.
+  ::close(fd);
+  return Status::Ok();
+}
+
+}  // namespace
+
+AtomicFile::~AtomicFile() { Abandon(); }
+
+Status AtomicFile::Open(const std::string& path) {
+  Abandon();
+  path_ = path;
+  tmp_path_ = path + ".tmp." + std::to_string(::getpid());
+  file_ = std::fopen(tmp_path_.c_str(), "wb");
+  if (file_ == nullptr) {
+    return Status::IOError(path + ": cannot write output (" + ErrnoText() +
+                           "); check that the folder exists and is writable");
+  }
+  bytes_written_ = 0;
+  return Status::Ok();
+}
+
+Status AtomicFile::Write(std::string_view bytes) {
+  if (file_ == nullptr) return Status::Internal(path_ + ": write to a file that is not open");
+  if (!bytes.empty() && std::fwrite(bytes.data(), 1, bytes.size(), file_) != bytes.size()) {
+    return Status::IOError(path_ + ": write failed (" + ErrnoText() + ")");
+  }
+  bytes_written_ += bytes.size();
+  return Status::Ok();
+}
+
+Status AtomicFile::Commit() {
+  if (file_ == nullptr) return Status::Internal(path_ + ": commit of a file that is not open");
+  bool ok = std::fflush(file_) == 0 && ::fsync(::fileno(file_)) == 0;
+  std::string why = ok ? "" : ErrnoText();
+  ok = (std::fclose(file_) == 0) && ok;
+  file_ = nullptr;
+  if (!ok) {
+    std::remove(tmp_path_.c_str());
+    return Status::IOError(path_ + ": could not flush output (" + why + ")");
+  }
+  if (std::rename(tmp_path_.c_str(), path_.c_str()) != 0) {
+    std::string err = ErrnoText();
+    std::remove(tmp_path_.c_str());
+    return Status::IOError(path_ + ": could not rename output into place (" + err + ")");
+  }
+  tmp_path_.clear();
+  return FsyncDirectory(DirName(path_));
+}
+
+void AtomicFile::Abandon() {
+  if (file_ != nullptr) {
+    std::fclose(file_);
+    file_ = nullptr;
+  }
+  if (!tmp_path_.empty()) {
+    std::remove(tmp_path_.c_str());
+    tmp_path_.clear();
+  }
+}
+
+Status WriteFileAtomically(const std::string& path, std::string_view contents) {
+  AtomicFile file;
+  PF_RETURN_IF_ERROR(file.Open(path));
+  PF_RETURN_IF_ERROR(file.Write(contents));
+  return file.Commit();
+}
+
+Result<std::string> ReadFileToString(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::NotFound(path + ": cannot open (" + ErrnoText() + ")");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) return Status::IOError(path + ": read failed");
+  return ss.str();
+}
+
+bool PathExists(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+bool IsDirectory(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+Result<uint64_t> FileSize(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return Status::NotFound(path + ": " + ErrnoText());
+  return static_cast<uint64_t>(st.st_size);
+}
+
+Status MakeDirectories(const std::string& path) {
+  std::error_code ec;
+  std::filesystem::create_directories(path, ec);
+  if (ec) return Status::IOError(path + ": cannot create folder (" + ec.message() + ")");
+  return Status::Ok();
+}
+
+std::string DirName(const std::string& path) {
+  auto pos = path.find_last_of('/');
+  if (pos == std::string::npos) return ".";
+  if (pos == 0) return "/";
+  return path.substr(0, pos);
+}
+
+std::string BaseName(const std::string& path) {
+  auto pos = path.find_last_of('/');
+  return pos == std::string::npos ? path : path.substr(pos + 1);
+}
+
+std::string JoinPath(const std::string& a, const std::string& b) {
+  if (a.empty() || a == ".") return b;
+  if (!b.empty() && b[0] == '/') return b;
+  return a.back() == '/' ? a + b : a + "/" + b;
+}
+
+}  // namespace preflight

@@ -1,0 +1,64 @@
+// preflight: decide a language model's training data before the compute is spent.
+// The binary is a thin dispatcher; each subcommand lives in src/cli/<name>_command.cc.
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "base/version.h"
+#include "cli/commands.h"
+
+namespace {
+
+struct Command {
+  const char* name;
+  int (*run)(int, char**);
+  const char* summary;
+};
+
+constexpr Command kCommands[] = {
+    {"demo", preflight::cli::RunDemo, "the main job on the bundled Brown corpus"},
+    {"select", preflight::cli::RunSelect, "keep the part of a pool most like a target (or a baseline)"},
+    {"forecast", preflight::cli::RunForecast, "verdict before training: curate or random"},
+    {"trial", preflight::cli::RunTrial, "train curated vs random arms, measure compute saved"},
+    {"battery", preflight::cli::RunBattery, "forecast + trial for every target of a battery"},
+    {"train", preflight::cli::RunTrain, "train a small byte-level GPT on a JSONL file"},
+    {"cost", preflight::cli::RunCost, "dollars for GPUs x hours x price, with components"},
+    {"plan", preflight::cli::RunPlan, "compute-optimal and inference-aware model sizing"},
+    {"fit", preflight::cli::RunFit, "fit a loss law L(N, D) to your own runs"},
+    {"memory", preflight::cli::RunMemory, "training and inference memory per GPU"},
+    {"ledger", preflight::cli::RunLedger, "show or verify the tamper-evident receipt ledger"},
+    {"report", preflight::cli::RunReport, "render a trial's report.html again"},
+    {"corpus", preflight::cli::RunCorpus, "corpus stats and import"},
+};
+
+void PrintUsage(std::FILE* out) {
+  std::fprintf(out,
+               "preflight %s (%s): decide a language model's training data before the compute "
+               "is spent,\nand prove afterwards whether that decision paid.\n\n"
+               "Usage: preflight <command> [flags]   (preflight <command> --help for its flags)\n\n"
+               "Commands:\n",
+               preflight::kVersion, preflight::kGitCommit);
+  for (const Command& c : kCommands) std::fprintf(out, "  %-9s %s\n", c.name, c.summary);
+  std::fprintf(out, "\nStart with: preflight demo\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") ||
+      !std::strcmp(argv[1], "help")) {
+    PrintUsage(stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  if (!std::strcmp(argv[1], "--version")) {
+    std::printf("preflight %s (%s)\n", preflight::kVersion, preflight::kGitCommit);
+    return 0;
+  }
+  for (const Command& c : kCommands) {
+    if (std::strcmp(argv[1], c.name) == 0) return c.run(argc - 1, argv + 1);
+  }
+  std::fprintf(stderr, "preflight: unknown command '%s'\n\n", argv[1]);
+  PrintUsage(stderr);
+  return 2;
+}
