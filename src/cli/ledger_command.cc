@@ -1,13 +1,141 @@
-// Placeholder until the ledger module lands: says so plainly and exits 1.
+// preflight ledger verify|show: the CLI face of src/ledger. Verify exits 0 when every hash and
+// link checks out, 1 naming the first bad line, 2 when there is no ledger file.
+
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "cli/commands.h"
+#include "cli/common.h"
+#include "ledger/ledger.h"
 
 namespace preflight::cli {
+namespace {
 
-int RunLedger(int, char**) {
-  std::fprintf(stderr, "preflight ledger: not built yet in this version\n");
-  return 1;
+using nlohmann::json;
+
+constexpr size_t kSummaryWidth = 60;
+
+// "key=value" for every scalar in `v`, nested objects flattened with dots, arrays skipped.
+void Flatten(const json& v, const std::string& prefix, std::vector<std::string>& parts) {
+  for (const auto& [key, e] : v.items()) {
+    std::string name = prefix.empty() ? key : prefix + "." + key;
+    if (e.is_object()) {
+      Flatten(e, name, parts);
+    } else if (e.is_number_float()) {
+      char buf[32];
+      std::snprintf(buf, sizeof(buf), "%.4g", e.get<double>());
+      parts.push_back(name + "=" + buf);
+    } else if (e.is_string()) {
+      parts.push_back(name + "=" + e.get<std::string>());
+    } else if (!e.is_array()) {
+      parts.push_back(name + "=" + ledger::CanonicalJson(e));
+    }
+  }
+}
+
+std::string Summary(const json& receipt) {
+  std::vector<std::string> parts;
+  if (receipt.contains("result") && receipt["result"].is_object()) {
+    Flatten(receipt["result"], "", parts);
+  }
+  std::string line;
+  for (const std::string& p : parts) line += (line.empty() ? "" : " ") + p;
+  if (line.size() > kSummaryWidth) line = line.substr(0, kSummaryWidth - 3) + "...";
+  return line;
+}
+
+std::string Field(const json& receipt, const char* name) {
+  if (!receipt.contains(name) || !receipt[name].is_string()) return "?";
+  return receipt[name].get<std::string>();
+}
+
+int RunVerify(const std::string& path, bool json_out) {
+  Result<ledger::VerifyReport> report = ledger::Verify(path);
+  if (!report.ok()) return Fail("ledger verify", report.status());
+  if (json_out) {
+    EmitJson({{"ledger", path},
+              {"ok", report->ok},
+              {"lines", report->lines},
+              {"first_bad_line", report->first_bad_line},
+              {"reason", report->reason}});
+  }
+  if (!report->ok) {
+    std::fprintf(stderr, "preflight ledger verify: %s: line %lld: %s\n", path.c_str(),
+                 static_cast<long long>(report->first_bad_line), report->reason.c_str());
+    return 1;
+  }
+  if (!json_out) {
+    std::printf("%s: %lld receipts, every hash and link verified\n", path.c_str(),
+                static_cast<long long>(report->lines));
+  }
+  return 0;
+}
+
+int RunShow(const std::string& path, const std::string& kind, int last, bool json_out) {
+  Result<std::vector<json>> receipts = ledger::ReadAll(path);
+  if (!receipts.ok()) return Fail("ledger show", receipts.status());
+  // Line numbers are kept so that the table points into the file.
+  std::vector<std::pair<size_t, const json*>> rows;
+  for (size_t i = 0; i < receipts->size(); ++i) {
+    const json& r = (*receipts)[i];
+    if (kind.empty() || Field(r, "kind") == kind) rows.emplace_back(i + 1, &r);
+  }
+  if (last > 0 && rows.size() > static_cast<size_t>(last)) {
+    rows.erase(rows.begin(), rows.end() - last);
+  }
+  if (json_out) {
+    json out = json::array();
+    for (const auto& [line, r] : rows) out.push_back(*r);
+    EmitJson(out);
+    return 0;
+  }
+  if (rows.empty()) {
+    std::fprintf(stderr, "%s: no receipts%s\n", path.c_str(),
+                 kind.empty() ? "" : (" of kind " + kind).c_str());
+    return 0;
+  }
+  std::printf("%6s  %-24s  %-9s  %-12s  %s\n", "line", "created_at", "kind", "hash", "result");
+  for (const auto& [line, r] : rows) {
+    std::printf("%6zu  %-24s  %-9s  %-12s  %s\n", line, Field(*r, "created_at").c_str(),
+                Field(*r, "kind").c_str(), Field(*r, "hash").substr(0, 12).c_str(),
+                Summary(*r).c_str());
+  }
+  return 0;
+}
+
+}  // namespace
+
+int RunLedger(int argc, char** argv) {
+  CLI::App app;
+  Describe(app, "ledger",
+           "The tamper-evident receipt ledger: one JSON receipt per line, each holding the "
+           "SHA-256 of the one before (format: doc/ledger-format.md).");
+  app.require_subcommand(1);
+
+  std::string path = ledger::DefaultLedgerPath();
+  bool json_out = false;
+  std::string kind;
+  int last = 0;
+  const std::string ledger_help = "ledger file (default " + ledger::DefaultLedgerPath() + ")";
+
+  CLI::App* verify = app.add_subcommand(
+      "verify", "recompute every hash and link; exit 1 naming the first bad line");
+  verify->add_option("--ledger", path, ledger_help);
+  verify->add_flag("--json", json_out,
+                   "print {ledger, ok, lines, first_bad_line, reason} on stdout");
+
+  CLI::App* show = app.add_subcommand("show", "print the receipts as a table");
+  show->add_option("--ledger", path, ledger_help);
+  show->add_option("--kind", kind, "only receipts of this kind")
+      ->check(CLI::IsMember({"forecast", "selection", "trial", "battery", "cost"}));
+  show->add_option("--last", last, "only the last N (after --kind)")->check(CLI::PositiveNumber);
+  show->add_flag("--json", json_out, "print the receipts as one JSON array on stdout");
+
+  int rc = Parse(app, argc, argv);
+  if (rc >= 0) return rc;
+  if (verify->parsed()) return RunVerify(path, json_out);
+  return RunShow(path, kind, last, json_out);
 }
 
 }  // namespace preflight::cli

@@ -14,6 +14,7 @@ class Progress {
   ~Progress();
   void Update(double done, const std::string& note = "");
   void Finish(const std::string& note = "");
+  void SetTotal(double total) { total_ = total; }
 
  private:
   std::string label_, unit_;

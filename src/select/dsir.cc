@@ -1,0 +1,62 @@
+#include "select/dsir.h"
+
+#include <cmath>
+
+#include "select/features.h"
+
+namespace preflight::select {
+
+Status DsirOptions::Validate() const {
+  if (buckets < 1) return Status::InvalidArgument("--dsir-buckets must be at least 1");
+  if (ngrams != 1 && ngrams != 2) return Status::InvalidArgument("--dsir-ngrams must be 1 or 2");
+  if (!(smoothing > 0)) return Status::InvalidArgument("--dsir-smoothing must be > 0");
+  if (length != "normalize" && length != "sum") {
+    return Status::InvalidArgument("--dsir-length must be 'normalize' or 'sum', not '" + length + "'");
+  }
+  return Status::Ok();
+}
+
+void CountFeatures(std::string_view text, const DsirOptions& options, uint64_t* counts) {
+  ForEachFeature(text, options.buckets, options.ngrams, [counts](uint32_t b) { ++counts[b]; });
+}
+
+Result<DsirModel> DsirModel::Fit(const std::vector<uint64_t>& target_counts,
+                                 const std::vector<uint64_t>& pool_counts, const DsirOptions& options) {
+  PF_RETURN_IF_ERROR(options.Validate());
+  const size_t buckets = options.buckets;
+  if (target_counts.size() != buckets || pool_counts.size() != buckets) {
+    return Status::Internal("DSIR fit: count vectors do not have the bucket count");
+  }
+  double target_total = 0, pool_total = 0;
+  for (size_t b = 0; b < buckets; ++b) {
+    target_total += static_cast<double>(target_counts[b]);
+    pool_total += static_cast<double>(pool_counts[b]);
+  }
+  if (target_total == 0) return Status::InvalidArgument("the target has no tokens: nothing to select toward");
+  if (pool_total == 0) return Status::InvalidArgument("the pool has no tokens: nothing to select from");
+  DsirModel model;
+  model.options_ = options;
+  model.log_ratio_.resize(buckets);
+  const double a = options.smoothing;
+  const double t_den = target_total + a * buckets, p_den = pool_total + a * buckets;
+  for (size_t b = 0; b < buckets; ++b) {
+    double pt = (static_cast<double>(target_counts[b]) + a) / t_den;
+    double pp = (static_cast<double>(pool_counts[b]) + a) / p_den;
+    model.log_ratio_[b] = std::log(pt) - std::log(pp);
+  }
+  return model;
+}
+
+double DsirModel::LogWeight(std::string_view text) const {
+  const double* ratio = log_ratio_.data();
+  double sum = 0;
+  uint64_t n = 0;
+  ForEachFeature(text, options_.buckets, options_.ngrams, [&](uint32_t b) {
+    sum += ratio[b];
+    ++n;
+  });
+  if (options_.length == "sum" || n == 0) return sum;
+  return sum / static_cast<double>(n) * options_.reference_features;
+}
+
+}  // namespace preflight::select

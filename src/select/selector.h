@@ -1,0 +1,59 @@
+#pragma once
+// Keeps the part of a pool most like a target, or a baseline, to a byte budget.
+//
+//   random      uniform sample without replacement (Gumbel keys, equal weights)
+//   first       the first documents in input order ("whatever came first")
+//   dsir        importance resampling over hashed n-grams (dsir.h), Gumbel top-k
+//   classifier  fastText P(target | document), highest first (classifier.h)
+//
+// Budget: keep x (text bytes of the valid pool documents), taken in key order until reached; the
+// last document taken may cross it (within one document). Output: the kept lines byte for byte,
+// in pool order, then a manifest. Both are written atomically; on any error neither exists.
+// Deterministic: the same inputs, options and seed give the same bytes for any thread count
+// (only the manifest's "cost" block, a measurement, differs).
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "base/status.h"
+#include "corpus/record.h"
+#include "select/classifier.h"
+#include "select/dsir.h"
+
+namespace preflight::select {
+
+struct SelectOptions {
+  std::string selector = "dsir";
+  double keep = 0.25;
+  uint64_t seed = 0;
+  int threads = 1;
+  corpus::ReadOptions read;
+  DsirOptions dsir;
+  ClassifierOptions classifier;
+  std::string out_path;       // Kept documents (JSONL).
+  std::string manifest_path;  // Default: out_path + ".manifest.json".
+
+  Status Validate() const;
+};
+
+struct SelectionResult {
+  nlohmann::json manifest;  // As written (see doc/select.md).
+  uint64_t pool_docs = 0, pool_bytes = 0, kept_docs = 0, kept_bytes = 0, budget_bytes = 0;
+  double core_seconds = 0, wall_seconds = 0;
+};
+
+// Progress of each stage ("pool", "target", "score", "write") in bytes read.
+using StageProgress = std::function<void(const std::string& stage, uint64_t done, uint64_t total)>;
+
+Result<SelectionResult> RunSelection(const std::vector<std::string>& pool,
+                                     const std::vector<std::string>& target,
+                                     const SelectOptions& options, const StageProgress& progress = {});
+
+// The selectors by name, for --help and validation.
+const std::vector<std::string>& SelectorNames();
+
+}  // namespace preflight::select
