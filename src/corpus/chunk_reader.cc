@@ -193,7 +193,7 @@ Result<std::string_view> ChunkReader::Next() {
                                 " bytes; documents over the limit are refused");
     }
     scanned = buf_end_;
-    buf_.resize(buf_.size() * 2);
+    buf_.resize(std::min<uint64_t>(buf_.size() * 2, max_line_bytes_ + kPadding + 1));
   }
 }
 

@@ -17,7 +17,9 @@ namespace preflight::corpus {
 
 class ChunkReader {
  public:
-  // `max_line_bytes`: a line longer than this is a Corruption error naming its byte offset.
+  // `max_line_bytes`: the buffer grows for long lines up to this size; a line that does not fit
+  // is a Corruption error naming its byte offset (so memory stays bounded on a file without
+  // newlines). Shorter lines are not checked here: the scanner limits document sizes.
   static Result<std::unique_ptr<ChunkReader>> Open(const std::string& path, uint64_t max_line_bytes,
                                                    uint64_t begin = 0, uint64_t end = UINT64_MAX);
   virtual ~ChunkReader();

@@ -87,7 +87,7 @@ Status SelectOptions::Validate() const {
     return Status::InvalidArgument("unknown selector '" + selector + "' (choose random, first, dsir or classifier)");
   }
   if (!(keep > 0 && keep <= 1)) {
-    return Status::InvalidArgument("--keep must be in (0, 1], got " + std::to_string(keep));
+    return Status::InvalidArgument("--keep must be in (0, 1], got " + nlohmann::json(keep).dump());
   }
   if (threads < 1) return Status::InvalidArgument("--threads must be at least 1");
   if (out_path.empty()) return Status::InvalidArgument("--out is required");

@@ -1,0 +1,138 @@
+#include "select/selector.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <sstream>
+
+#include "select/planted.h"
+#include "testing/testing.h"
+
+namespace preflight::select {
+namespace {
+
+using preflight::testing::ReadText;
+using preflight::testing::ScratchDir;
+
+struct Kept {
+  int docs = 0, planted = 0;
+};
+
+Kept CountKept(const std::string& path) {
+  Kept k;
+  std::istringstream in(ReadText(path));
+  std::string line;
+  while (std::getline(in, line)) {
+    auto j = nlohmann::json::parse(line);
+    ++k.docs;
+    k.planted += j["planted"].get<bool>();
+  }
+  return k;
+}
+
+Result<SelectionResult> RunSelector(const std::string& dir, const std::string& selector, int threads,
+                            const std::string& out_name, uint64_t seed = 3) {
+  SelectOptions o;
+  o.selector = selector;
+  o.keep = 0.25;
+  o.seed = seed;
+  o.threads = threads;
+  o.out_path = dir + "/" + out_name;
+  return RunSelection({dir + "/pool.jsonl"}, {dir + "/target.jsonl"}, o);
+}
+
+class PlantedPool : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new std::string(ScratchDir("planted_pool"));
+    planted_ = preflight::testing::WritePlantedPool(*dir_, 1000, 0.30, 40, 11);
+  }
+  static std::string* dir_;
+  static int planted_;
+};
+std::string* PlantedPool::dir_ = nullptr;
+int PlantedPool::planted_ = 0;
+
+// With planted target-like documents at about 30% of the pool and a 25% budget, a selector that
+// recognises them keeps almost only them: precision >= 0.8.
+TEST_F(PlantedPool, DsirKeepsPlantedDocuments) {
+  auto r = RunSelector(*dir_, "dsir", 2, "dsir.jsonl");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  Kept k = CountKept(*dir_ + "/dsir.jsonl");
+  EXPECT_EQ(k.docs, static_cast<int>(r->kept_docs));
+  EXPECT_GE(static_cast<double>(k.planted) / k.docs, 0.8) << k.planted << " of " << k.docs;
+}
+
+TEST_F(PlantedPool, ClassifierKeepsPlantedDocuments) {
+  auto r = RunSelector(*dir_, "classifier", 2, "clf.jsonl");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  Kept k = CountKept(*dir_ + "/clf.jsonl");
+  EXPECT_GE(static_cast<double>(k.planted) / k.docs, 0.8) << k.planted << " of " << k.docs;
+}
+
+// Random keeps planted documents at their base rate. About 250 documents are kept out of 1000
+// (sampling without replacement): the standard deviation of the kept fraction is about 0.025, so
+// +-0.10 is four standard deviations (fixed seed; fails for a biased sampler, not by chance).
+TEST_F(PlantedPool, RandomKeepsPlantedAtTheBaseRate) {
+  auto r = RunSelector(*dir_, "random", 1, "random.jsonl");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  Kept k = CountKept(*dir_ + "/random.jsonl");
+  double base = planted_ / 1000.0;
+  EXPECT_NEAR(static_cast<double>(k.planted) / k.docs, base, 0.10);
+}
+
+TEST_F(PlantedPool, BudgetIsAQuarterOfTheBytesWithinOneDocument) {
+  for (const char* sel : {"random", "first", "dsir", "classifier"}) {
+    auto r = RunSelector(*dir_, sel, 1, std::string(sel) + ".budget.jsonl");
+    ASSERT_TRUE(r.ok()) << sel << ": " << r.status().message();
+    EXPECT_EQ(r->budget_bytes, static_cast<uint64_t>(std::ceil(0.25 * r->pool_bytes)));
+    EXPECT_GE(r->kept_bytes, r->budget_bytes) << sel;
+    // Within one document: the largest synthetic document is under 4 kB.
+    EXPECT_LT(r->kept_bytes, r->budget_bytes + 4000) << sel;
+  }
+}
+
+TEST_F(PlantedPool, FirstKeepsThePrefix) {
+  auto r = RunSelector(*dir_, "first", 1, "first.jsonl");
+  ASSERT_TRUE(r.ok());
+  std::string pool = ReadText(*dir_ + "/pool.jsonl");
+  std::string kept = ReadText(*dir_ + "/first.jsonl");
+  EXPECT_EQ(pool.substr(0, kept.size()), kept);  // Byte for byte, the first lines.
+}
+
+// Same inputs and seed: byte-identical output and manifest on 1 and 2 threads (the manifest's
+// "cost" block is a measurement of the run and is the one part that may differ).
+TEST_F(PlantedPool, DeterministicAcrossThreadCounts) {
+  for (const char* sel : {"random", "dsir", "classifier"}) {
+    auto one = RunSelector(*dir_, sel, 1, std::string(sel) + ".t1.jsonl");
+    auto two = RunSelector(*dir_, sel, 2, std::string(sel) + ".t2.jsonl");
+    ASSERT_TRUE(one.ok() && two.ok()) << sel;
+    EXPECT_EQ(ReadText(*dir_ + "/" + sel + ".t1.jsonl"), ReadText(*dir_ + "/" + sel + ".t2.jsonl")) << sel;
+    auto m1 = nlohmann::json::parse(ReadText(*dir_ + "/" + sel + ".t1.jsonl.manifest.json"));
+    auto m2 = nlohmann::json::parse(ReadText(*dir_ + "/" + sel + ".t2.jsonl.manifest.json"));
+    m1.erase("cost");
+    m2.erase("cost");
+    m1["output"].erase("path");
+    m2["output"].erase("path");
+    EXPECT_EQ(m1.dump(), m2.dump()) << sel;
+  }
+  // A different seed gives a different random sample.
+  auto other = RunSelector(*dir_, "random", 1, "random.seed9.jsonl", 9);
+  ASSERT_TRUE(other.ok());
+  EXPECT_NE(ReadText(*dir_ + "/random.t1.jsonl"), ReadText(*dir_ + "/random.seed9.jsonl"));
+}
+
+TEST(Selector, RejectsBadOptions) {
+  SelectOptions o;
+  o.out_path = "x.jsonl";
+  o.keep = 0;
+  EXPECT_EQ(o.Validate().message(), "--keep must be in (0, 1], got 0.0");
+  o.keep = 1.5;
+  EXPECT_FALSE(o.Validate().ok());
+  o.keep = 1;
+  o.selector = "magic";
+  EXPECT_EQ(o.Validate().message(), "unknown selector 'magic' (choose random, first, dsir or classifier)");
+}
+
+}  // namespace
+}  // namespace preflight::select
