@@ -7,17 +7,16 @@
 //    bytes (ASCII letters, digits, '_', and every byte >= 0x80, so UTF-8 letters stay inside
 //    words) or a maximal run of punctuation bytes (any other non-space byte). ASCII whitespace
 //    separates tokens.
-//  - Unigram hash: XXH3-64 of the token's lower-cased bytes (seed 0).
+//  - Unigram hash: FNV-1a 64 of the token's lower-cased bytes, then a SplitMix64 finaliser
+//    (ForEachTokenHash says exactly how).
 //  - Bigram hash: Mix(h_prev, h) = SplitMix64 finaliser of (h_prev * 0x9E3779B97F4A7C15 ^ h),
 //    computed from the two unigram hashes (no string join).
 //  - Bucket: (hash * buckets) >> 64 (multiply-shift range reduction; no modulo bias worth naming).
 //
 // The reference implementation hashes with SHA-256 modulo buckets; any fixed hash gives the same
-// method, and XXH3 is ~50x cheaper. ForEachFeature is header-only so the hot loop inlines.
-
-// Inline XXH3 (the header supports this mode): hashing a 5-byte token is then a few cycles.
-#define XXH_INLINE_ALL
-#include <xxhash.h>
+// method. XXH3 (libxxhash) was measured first and cost 20% of the scoring pass through its call and
+// the copy of each lower-cased token; FNV-1a folds into the scanning loop (bench/select/README.md).
+// ForEachFeature is header-only so the hot loop inlines.
 
 #include <cstdint>
 #include <string_view>
@@ -54,39 +53,35 @@ struct ByteClasses {
 };
 inline constexpr ByteClasses kByteClasses{};
 
-// Calls on_token(hash) for every token's unigram hash, in order.
+// Calls on_token(hash) for every token's unigram hash, in order. The hash is computed while the
+// token is scanned, one multiply per byte, so no token is copied:
+//   h = 0xCBF29CE484222325; for each lower-cased byte c: h = (h ^ c) * 0x100000001B3  (FNV-1a 64)
+//   token hash = SplitMix64(h ^ length)   (a finaliser, so that short tokens spread over buckets)
 template <typename OnToken>
 inline void ForEachTokenHash(std::string_view text, OnToken&& on_token) {
   const auto* p = reinterpret_cast<const uint8_t*>(text.data());
   const auto* end = p + text.size();
-  char buf[128];
   while (p < end) {
-    uint8_t cls = kByteClasses.cls[*p];
+    const uint8_t cls = kByteClasses.cls[*p];
     if (cls == 0) {
       ++p;
       continue;
     }
     const uint8_t* start = p;
-    size_t n = 0;
-    while (p < end && kByteClasses.cls[*p] == cls) {
-      if (n < sizeof(buf)) buf[n] = static_cast<char>(kByteClasses.lower[*p]);
-      ++n;
+    uint64_t h = 0xCBF29CE484222325ull;
+    do {
+      h = (h ^ kByteClasses.lower[*p]) * 0x100000001B3ull;
       ++p;
-    }
-    if (n <= sizeof(buf)) {
-      on_token(XXH3_64bits(buf, n));
-    } else {
-      // Rare: a token longer than the buffer is hashed in streaming pieces.
-      XXH3_state_t state;
-      XXH3_64bits_reset(&state);
-      for (const uint8_t* q = start; q < p;) {
-        size_t m = 0;
-        while (q < p && m < sizeof(buf)) buf[m++] = static_cast<char>(kByteClasses.lower[*q++]);
-        XXH3_64bits_update(&state, buf, m);
-      }
-      on_token(XXH3_64bits_digest(&state));
-    }
+    } while (p < end && kByteClasses.cls[*p] == cls);
+    on_token(SplitMix64(h ^ static_cast<uint64_t>(p - start)));
   }
+}
+
+// The same token hash for one token given as bytes (tests, tools).
+inline uint64_t TokenHash(std::string_view token) {
+  uint64_t h = 0xCBF29CE484222325ull;
+  for (unsigned char c : token) h = (h ^ kByteClasses.lower[c]) * 0x100000001B3ull;
+  return SplitMix64(h ^ static_cast<uint64_t>(token.size()));
 }
 
 // Calls on_feature(bucket) for every unigram and (if ngrams >= 2) every bigram.

@@ -169,7 +169,7 @@ Result<SelectionResult> RunSelection(const std::vector<std::string>& pool,
       dsir_model = std::move(model);
       params = {{"buckets", o.dsir.buckets}, {"ngrams", o.dsir.ngrams}, {"smoothing", o.dsir.smoothing},
                 {"length", o.dsir.length}, {"reference_features", o.dsir.reference_features},
-                {"tokenizer", "ascii-lowercase wordpunct"}, {"hash", "xxh3-64, bigram splitmix"}};
+                {"tokenizer", "ascii-lowercase wordpunct"}, {"hash", "fnv1a-64+splitmix64, bigram splitmix"}};
     } else {
       // Negatives: a uniform sample of the pool, by bytes, with the selection seed.
       std::vector<Candidate> uniform;

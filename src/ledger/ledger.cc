@@ -1,0 +1,407 @@
+#include "ledger/ledger.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <string_view>
+
+#include "base/clock.h"
+#include "base/file.h"
+#include "base/sha256.h"
+#include "base/version.h"
+
+namespace preflight::ledger {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kKinds[] = {"forecast", "selection", "trial", "battery", "cost"};
+constexpr const char* kCallerFields[] = {"kind", "inputs", "config", "result", "cost"};
+constexpr const char* kFilledFields[] = {"created_at", "tool", "prev", "hash"};
+
+std::string ErrnoText() { return std::strerror(errno); }
+
+std::string Short(const std::string& hash) { return hash.substr(0, 16) + "..."; }
+
+bool IsHexHash(const json& v) {
+  if (!v.is_string()) return false;
+  const std::string& s = v.get_ref<const std::string&>();
+  return s.size() == 64 && std::all_of(s.begin(), s.end(), [](char c) {
+           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+         });
+}
+
+// An open file descriptor holding a flock(2); both are released on destruction.
+class LockedFd {
+ public:
+  LockedFd() = default;
+  LockedFd(const LockedFd&) = delete;
+  LockedFd& operator=(const LockedFd&) = delete;
+  ~LockedFd() {
+    if (fd_ >= 0) ::close(fd_);  // Closing the last descriptor releases the lock.
+  }
+
+  // NotFound if `flags` lacks O_CREAT and the file does not exist.
+  Status Open(const std::string& path, int flags, int lock_op) {
+    fd_ = ::open(path.c_str(), flags | O_CLOEXEC, 0644);
+    if (fd_ < 0) {
+      if (errno == ENOENT && !(flags & O_CREAT)) {
+        return Status::NotFound(path +
+                                ": no ledger here (nothing recorded yet?); pass the "
+                                "ledger's path with --ledger PATH");
+      }
+      return Status::IOError(path + ": cannot open ledger (" + ErrnoText() + ")");
+    }
+    int rc;
+    do {
+      rc = ::flock(fd_, lock_op);
+    } while (rc != 0 && errno == EINTR);
+    if (rc != 0) return Status::IOError(path + ": cannot lock ledger (" + ErrnoText() + ")");
+    return Status::Ok();
+  }
+  int fd() const { return fd_; }
+
+ private:
+  int fd_ = -1;
+};
+
+Status PreadAll(int fd, char* buf, size_t n, off_t offset, const std::string& path) {
+  while (n > 0) {
+    ssize_t got = ::pread(fd, buf, n, offset);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return Status::IOError(path + ": read failed (" + ErrnoText() + ")");
+    buf += got, n -= got, offset += got;
+  }
+  return Status::Ok();
+}
+
+Result<off_t> SizeOf(int fd, const std::string& path) {
+  struct stat st;
+  if (::fstat(fd, &st) != 0) return Status::IOError(path + ": stat failed (" + ErrnoText() + ")");
+  return st.st_size;
+}
+
+// The whole ledger, read under a shared lock so that no Append is half-way through.
+Result<std::string> ReadLocked(const std::string& path) {
+  LockedFd file;
+  PF_RETURN_IF_ERROR(file.Open(path, O_RDONLY, LOCK_SH));
+  PF_ASSIGN_OR_RETURN(off_t size, SizeOf(file.fd(), path));
+  std::string contents(static_cast<size_t>(size), '\0');
+  PF_RETURN_IF_ERROR(PreadAll(file.fd(), contents.data(), contents.size(), 0, path));
+  return contents;
+}
+
+// Lines without their "\n". `complete` is false when the file does not end in "\n": its last
+// line was cut off mid-write.
+std::vector<std::string_view> SplitLines(std::string_view contents, bool* complete) {
+  std::vector<std::string_view> lines;
+  size_t start = 0;
+  while (start < contents.size()) {
+    size_t nl = contents.find('\n', start);
+    if (nl == std::string_view::npos) {
+      lines.push_back(contents.substr(start));
+      *complete = false;
+      return lines;
+    }
+    lines.push_back(contents.substr(start, nl - start));
+    start = nl + 1;
+  }
+  *complete = true;
+  return lines;
+}
+
+std::string IncompleteReason() {
+  return "incomplete: the file ends without a newline, so the last write was cut off "
+         "(a crash or a full disk?)";
+}
+
+// Parses one line; on failure returns the reason the line is bad.
+Result<json> ParseLine(std::string_view line) {
+  try {
+    json j = json::parse(line);
+    if (!j.is_object()) return Status::Corruption("not a JSON object");
+    return j;
+  } catch (const json::parse_error& e) {
+    return Status::Corruption("not JSON (syntax error at byte " + std::to_string(e.byte) + ")");
+  }
+}
+
+// Why `receipt` (the receipt on line `line_no`) breaks the chain after `prev_hash`, or "".
+std::string CheckLine(const json& receipt, int64_t line_no, const std::string& prev_hash) {
+  for (const char* field : kCallerFields) {
+    if (!receipt.contains(field)) return std::string("missing field '") + field + "'";
+  }
+  for (const char* field : kFilledFields) {
+    if (!receipt.contains(field)) return std::string("missing field '") + field + "'";
+  }
+  if (!IsHexHash(receipt["hash"])) return "field 'hash' is not 64 lower-case hex digits";
+  if (!IsHexHash(receipt["prev"])) return "field 'prev' is not 64 lower-case hex digits";
+  const std::string& stored = receipt["hash"].get_ref<const std::string&>();
+  std::string computed = ReceiptHash(receipt);
+  if (stored != computed) {
+    return "hash mismatch: the line records " + Short(stored) + " but its content hashes to " +
+           Short(computed) + " (the line was altered)";
+  }
+  const std::string& prev = receipt["prev"].get_ref<const std::string&>();
+  if (prev != prev_hash) {
+    if (line_no == 1) {
+      return "broken link to previous: the first line's prev must be 64 zeros but is " +
+             Short(prev) + " (lines before it were removed)";
+    }
+    return "broken link to previous: prev is " + Short(prev) + " but line " +
+           std::to_string(line_no - 1) + "'s hash is " + Short(prev_hash) +
+           " (a line was removed, inserted or reordered)";
+  }
+  return "";
+}
+
+Status Invalid(const std::string& what) { return Status::InvalidArgument("receipt: " + what); }
+
+Status CheckNonNegativeInteger(const json& v, const std::string& where) {
+  if (!v.is_number_integer() || (!v.is_number_unsigned() && v.get<int64_t>() < 0)) {
+    return Invalid("'" + where + "' must be a non-negative integer");
+  }
+  return Status::Ok();
+}
+
+Status CheckNonNegativeNumber(const json& v, const std::string& where) {
+  if (!v.is_number() || v.get<double>() < 0) {
+    return Invalid("'" + where + "' must be a non-negative number");
+  }
+  return Status::Ok();
+}
+
+Status ValidateCallerReceipt(const json& r) {
+  if (!r.is_object()) return Invalid("must be a JSON object");
+  for (const char* field : kFilledFields) {
+    if (r.contains(field)) {
+      return Invalid(std::string("already has '") + field + "'; Append fills it");
+    }
+  }
+  for (const auto& [key, value] : r.items()) {
+    (void)value;
+    if (std::find(std::begin(kCallerFields), std::end(kCallerFields), key) ==
+        std::end(kCallerFields)) {
+      return Invalid("unknown field '" + key + "' (allowed: kind, inputs, config, result, cost)");
+    }
+  }
+  for (const char* field : kCallerFields) {
+    if (!r.contains(field)) return Invalid(std::string("missing field '") + field + "'");
+  }
+  const json& kind = r["kind"];
+  if (!kind.is_string() || std::find(std::begin(kKinds), std::end(kKinds),
+                                     kind.get_ref<const std::string&>()) == std::end(kKinds)) {
+    return Invalid("'kind' must be one of forecast, selection, trial, battery, cost; got " +
+                   CanonicalJson(kind));
+  }
+  const json& inputs = r["inputs"];
+  if (!inputs.is_array()) return Invalid("'inputs' must be an array");
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const json& in = inputs[i];
+    std::string at = "inputs/" + std::to_string(i);
+    if (!in.is_object()) return Invalid("'" + at + "' must be an object");
+    if (!in.contains("path") || !in["path"].is_string()) {
+      return Invalid("'" + at + "/path' must be a string");
+    }
+    if (!in.contains("sha256") || !IsHexHash(in["sha256"])) {
+      return Invalid("'" + at + "/sha256' must be 64 lower-case hex digits");
+    }
+    if (!in.contains("docs")) return Invalid("'" + at + "/docs' is missing");
+    PF_RETURN_IF_ERROR(CheckNonNegativeInteger(in["docs"], at + "/docs"));
+    if (!in.contains("bytes")) return Invalid("'" + at + "/bytes' is missing");
+    PF_RETURN_IF_ERROR(CheckNonNegativeInteger(in["bytes"], at + "/bytes"));
+  }
+  if (!r["config"].is_object()) return Invalid("'config' must be an object");
+  if (!r["result"].is_object()) return Invalid("'result' must be an object");
+  const json& cost = r["cost"];
+  if (!cost.is_object()) return Invalid("'cost' must be an object");
+  for (const char* field : {"core_seconds", "flops"}) {
+    if (!cost.contains(field)) return Invalid(std::string("'cost/") + field + "' is missing");
+    PF_RETURN_IF_ERROR(CheckNonNegativeNumber(cost[field], std::string("cost/") + field));
+  }
+  return CheckCanonicalizable(r);
+}
+
+// Counts "\n" in the first `size` bytes: the number of complete lines.
+Result<int64_t> CountNewlines(int fd, off_t size, const std::string& path) {
+  int64_t count = 0;
+  std::string buf(1 << 16, '\0');
+  for (off_t off = 0; off < size;) {
+    size_t n = static_cast<size_t>(std::min<off_t>(size - off, buf.size()));
+    PF_RETURN_IF_ERROR(PreadAll(fd, buf.data(), n, off, path));
+    count += std::count(buf.begin(), buf.begin() + n, '\n');
+    off += n;
+  }
+  return count;
+}
+
+// The hash on the last line of a ledger of `size` > 0 bytes, read backwards from the end.
+Result<std::string> TipHash(int fd, off_t size, const std::string& path) {
+  const std::string verify_hint = "; run `preflight ledger verify --ledger " + path +
+                                  "` and repair the ledger before "
+                                  "appending to it";
+  char last = 0;
+  PF_RETURN_IF_ERROR(PreadAll(fd, &last, 1, size - 1, path));
+  if (last != '\n') {
+    PF_ASSIGN_OR_RETURN(int64_t complete, CountNewlines(fd, size, path));
+    return Status::Corruption(path + ": line " + std::to_string(complete + 1) + " is " +
+                              IncompleteReason() + verify_hint);
+  }
+  // tail holds bytes [start, size); grow it backwards until it holds the whole last line.
+  std::string tail;
+  off_t start = size;
+  size_t line_begin = std::string::npos;
+  while (true) {
+    off_t chunk_start = std::max<off_t>(0, start - (1 << 16));
+    std::string chunk(static_cast<size_t>(start - chunk_start), '\0');
+    PF_RETURN_IF_ERROR(PreadAll(fd, chunk.data(), chunk.size(), chunk_start, path));
+    tail = chunk + tail;
+    start = chunk_start;
+    size_t nl = tail.size() >= 2 ? tail.rfind('\n', tail.size() - 2) : std::string::npos;
+    if (nl != std::string::npos) {
+      line_begin = nl + 1;
+      break;
+    }
+    if (start == 0) {
+      line_begin = 0;
+      break;
+    }
+  }
+  std::string_view line(tail.data() + line_begin, tail.size() - line_begin - 1);
+  Result<json> parsed = ParseLine(line);
+  std::string problem;
+  if (!parsed.ok()) {
+    problem = parsed.status().message();
+  } else if (!parsed->contains("hash") || !IsHexHash((*parsed)["hash"])) {
+    problem = "has no valid 'hash'";
+  }
+  if (!problem.empty()) {
+    PF_ASSIGN_OR_RETURN(int64_t lines, CountNewlines(fd, size, path));
+    return Status::Corruption(path + ": line " + std::to_string(lines) + " (the last) is " +
+                              problem + verify_hint);
+  }
+  return (*parsed)["hash"].get<std::string>();
+}
+
+Status WriteAll(int fd, std::string_view bytes, const std::string& path) {
+  while (!bytes.empty()) {
+    ssize_t n = ::write(fd, bytes.data(), bytes.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return Status::IOError(path + ": cannot append to ledger (" + ErrnoText() + ")");
+    bytes.remove_prefix(static_cast<size_t>(n));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::string DefaultLedgerPath() { return ".preflight/ledger.jsonl"; }
+
+void to_json(nlohmann::json& j, const InputFile& f) {
+  j = json{{"path", f.path}, {"sha256", f.sha256}, {"docs", f.docs}, {"bytes", f.bytes}};
+}
+
+void from_json(const nlohmann::json& j, InputFile& f) {
+  j.at("path").get_to(f.path);
+  j.at("sha256").get_to(f.sha256);
+  j.at("docs").get_to(f.docs);
+  j.at("bytes").get_to(f.bytes);
+}
+
+std::string ReceiptHash(const nlohmann::json& receipt) {
+  json without_hash = receipt;
+  if (without_hash.is_object()) without_hash.erase("hash");
+  return Sha256::Hex(CanonicalJson(without_hash));
+}
+
+Result<nlohmann::json> Append(const std::string& ledger_path, nlohmann::json receipt) {
+  PF_RETURN_IF_ERROR(ValidateCallerReceipt(receipt));
+  PF_RETURN_IF_ERROR(MakeDirectories(DirName(ledger_path)));
+
+  LockedFd file;
+  PF_RETURN_IF_ERROR(file.Open(ledger_path, O_RDWR | O_CREAT | O_APPEND, LOCK_EX));
+  PF_ASSIGN_OR_RETURN(off_t size, SizeOf(file.fd(), ledger_path));
+  std::string prev = kGenesisHash;
+  if (size > 0) {
+    PF_ASSIGN_OR_RETURN(prev, TipHash(file.fd(), size, ledger_path));
+  }
+  // Stamped under the lock, so created_at never decreases down the file.
+  receipt["created_at"] = UtcNowRfc3339();
+  receipt["tool"] = json{{"version", kVersion}, {"git_commit", kGitCommit}};
+  receipt["prev"] = prev;
+  receipt["hash"] = ReceiptHash(receipt);
+  const std::string line = CanonicalJson(receipt) + "\n";
+
+  Status st = WriteAll(file.fd(), line, ledger_path);
+  if (st.ok() && ::fsync(file.fd()) != 0) {
+    st = Status::IOError(ledger_path + ": fsync failed (" + ErrnoText() + ")");
+  }
+  if (!st.ok()) {
+    // Cut off whatever part of the line got out, so the ledger ends on a whole line again.
+    if (::ftruncate(file.fd(), size) == 0) ::fsync(file.fd());
+    return st;
+  }
+  if (size == 0) {
+    // A new file: make its folder entry durable too (best effort, as in base/file.cc).
+    int dir = ::open(DirName(ledger_path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir >= 0) {
+      ::fsync(dir);
+      ::close(dir);
+    }
+  }
+  return receipt;
+}
+
+Result<VerifyReport> Verify(const std::string& ledger_path) {
+  PF_ASSIGN_OR_RETURN(std::string contents, ReadLocked(ledger_path));
+  bool complete = true;
+  std::vector<std::string_view> lines = SplitLines(contents, &complete);
+  VerifyReport report;
+  report.lines = static_cast<int64_t>(lines.size());
+  std::string prev_hash = kGenesisHash;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const int64_t line_no = static_cast<int64_t>(i) + 1;
+    std::string reason;
+    if (!complete && i + 1 == lines.size()) {
+      reason = IncompleteReason();
+    } else if (Result<json> parsed = ParseLine(lines[i]); !parsed.ok()) {
+      reason = parsed.status().message();
+    } else {
+      reason = CheckLine(*parsed, line_no, prev_hash);
+      if (reason.empty()) prev_hash = (*parsed)["hash"].get<std::string>();
+    }
+    if (!reason.empty()) {
+      report.ok = false;
+      report.first_bad_line = line_no;
+      report.reason = reason;
+      return report;
+    }
+  }
+  return report;
+}
+
+Result<std::vector<nlohmann::json>> ReadAll(const std::string& ledger_path) {
+  PF_ASSIGN_OR_RETURN(std::string contents, ReadLocked(ledger_path));
+  bool complete = true;
+  std::vector<std::string_view> lines = SplitLines(contents, &complete);
+  std::vector<json> receipts;
+  receipts.reserve(lines.size());
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const std::string where = ledger_path + ": line " + std::to_string(i + 1) + " is ";
+    const std::string hint = "; run `preflight ledger verify --ledger " + ledger_path + "`";
+    if (!complete && i + 1 == lines.size()) {
+      return Status::Corruption(where + IncompleteReason() + hint);
+    }
+    Result<json> parsed = ParseLine(lines[i]);
+    if (!parsed.ok()) return Status::Corruption(where + parsed.status().message() + hint);
+    receipts.push_back(std::move(parsed).value());
+  }
+  return receipts;
+}
+
+}  // namespace preflight::ledger
