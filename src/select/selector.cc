@@ -220,6 +220,39 @@ Result<SelectionResult> RunSelection(const std::vector<std::string>& pool,
 
   std::vector<uint64_t> kept = TakeByBudget(std::move(candidates), budget);
 
+  // The documents that explain the choice: the best-scoring kept ones and the worst in the pool.
+  constexpr size_t kExplain = 5;
+  std::vector<ScoredDoc> top, bottom;
+  if (!index.score.empty()) {
+    std::vector<uint64_t> by_score;
+    for (uint64_t i : kept) by_score.push_back(i);
+    auto higher = [&](uint64_t a, uint64_t b) {
+      return index.score[a] != index.score[b] ? index.score[a] > index.score[b] : a < b;
+    };
+    std::sort(by_score.begin(), by_score.end(), higher);
+    for (size_t k = 0; k < std::min(kExplain, by_score.size()); ++k)
+      top.push_back({by_score[k], "", "", index.score[by_score[k]], index.bytes[by_score[k]]});
+    std::vector<uint64_t> all;
+    for (uint64_t i = 0; i < n; ++i)
+      if (index.valid[i]) all.push_back(i);
+    std::sort(all.begin(), all.end(), higher);
+    for (size_t k = 0; k < std::min(kExplain, all.size()); ++k) {
+      uint64_t i = all[all.size() - 1 - k];
+      bottom.push_back({i, "", "", index.score[i], index.bytes[i]});
+    }
+  }
+  auto describe = [&](const Record& r) {
+    for (auto* list : {&top, &bottom}) {
+      for (ScoredDoc& d : *list) {
+        if (d.index != r.index) continue;
+        auto j = nlohmann::json::parse(r.line, nullptr, false);
+        d.id = j.is_object() && j.contains("id") ? (j["id"].is_string() ? j["id"].get<std::string>() : j["id"].dump())
+                                                 : pool[r.input] + ":" + std::to_string(r.line_no);
+        if (j.is_object() && j.contains("genre") && j["genre"].is_string()) d.genre = j["genre"];
+      }
+    }
+  };
+
   // Pass 3: copy the kept lines byte for byte, in pool order.
   Sha256 out_sha;
   uint64_t kept_bytes = 0;
@@ -227,6 +260,7 @@ Result<SelectionResult> RunSelection(const std::vector<std::string>& pool,
   std::string buffer;
   buffer.reserve(1 << 20);
   PF_RETURN_IF_ERROR(corpus::ScanLines(pool, o.read, [&](const Record& r) -> Status {
+    if (!top.empty()) describe(r);
     if (next >= kept.size() || kept[next] != r.index) return Status::Ok();
     ++next;
     kept_bytes += index.bytes[r.index];
@@ -262,6 +296,14 @@ Result<SelectionResult> RunSelection(const std::vector<std::string>& pool,
   m["kept_docs"] = result.kept_docs;
   m["kept_bytes"] = kept_bytes;
   m["skipped_bad_lines"] = pool_summary.bad + target_summary.bad;
+  auto explain = [](const std::vector<ScoredDoc>& docs) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& d : docs) out.push_back({{"id", d.id}, {"score", d.score}, {"bytes", d.bytes}});
+    return out;
+  };
+  if (!top.empty()) m["explain"] = {{"top_kept", explain(top)}, {"lowest_in_pool", explain(bottom)}};
+  result.top_kept = top;
+  result.bottom_pool = bottom;
   m["output"] = {{"path", o.out_path}, {"sha256", out_sha.HexDigest()}, {"bytes", out.bytes_written()}};
   PF_RETURN_IF_ERROR(out.Commit());
   result.core_seconds = meter.core_seconds();

@@ -40,8 +40,19 @@ struct SelectOptions {
   Status Validate() const;
 };
 
+// A kept document and the score that chose it (dsir: log importance weight; classifier: P(target)).
+struct ScoredDoc {
+  uint64_t index = 0;
+  std::string id;  // The line's "id", or "<file>:<line>" when it has none.
+  std::string genre;  // The line's "genre" field, if any (the Brown battery has one).
+  double score = 0;
+  uint64_t bytes = 0;
+};
+
 struct SelectionResult {
   nlohmann::json manifest;  // As written (see doc/select.md).
+  std::vector<ScoredDoc> top_kept;     // The highest-scoring kept documents (dsir, classifier).
+  std::vector<ScoredDoc> bottom_pool;  // The lowest-scoring pool documents (dsir, classifier).
   uint64_t pool_docs = 0, pool_bytes = 0, kept_docs = 0, kept_bytes = 0, budget_bytes = 0;
   double core_seconds = 0, wall_seconds = 0;
 };
