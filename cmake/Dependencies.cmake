@@ -22,17 +22,46 @@ macro(preflight_report name found detail)
   endif()
 endmacro()
 
-# BLAS for the training engine: BLIS (fastest at transformer shapes here) or OpenBLAS.
-find_library(BLIS_LIBRARY NAMES blis-mt blis PATHS /usr/lib/x86_64-linux-gnu/blis-openmp)
-find_path(BLIS_INCLUDE_DIR NAMES blis/cblas.h blis.h PATHS /usr/include)
-find_library(OPENBLAS_LIBRARY NAMES openblas)
+# BLAS for the training engine: BLIS (fastest at transformer shapes here, doc/train.md) or
+# OpenBLAS. Debian ships each in several threading flavours; the engine wants the OpenMP BLIS so
+# that BLIS and the engine's own loops share one OpenMP thread pool. preflight::blas is the
+# chosen one, with PREFLIGHT_BLAS_BLIS or PREFLIGHT_BLAS_OPENBLAS defined for src/train/blas.cc.
+find_library(BLIS_LIBRARY NAMES blis PATHS /usr/lib/x86_64-linux-gnu/blis-openmp NO_DEFAULT_PATH)
+if(NOT BLIS_LIBRARY)
+  find_library(BLIS_LIBRARY NAMES blis-mt blis)
+endif()
+find_path(BLIS_INCLUDE_DIR NAMES cblas.h
+          PATHS /usr/include/x86_64-linux-gnu/blis-openmp /usr/include/blis NO_DEFAULT_PATH)
+find_library(OPENBLAS_LIBRARY NAMES openblas
+             PATHS /usr/lib/x86_64-linux-gnu/openblas-pthread NO_DEFAULT_PATH)
+if(NOT OPENBLAS_LIBRARY)
+  find_library(OPENBLAS_LIBRARY NAMES openblas)
+endif()
+find_path(OPENBLAS_INCLUDE_DIR NAMES cblas.h
+          PATHS /usr/include/x86_64-linux-gnu/openblas-pthread /usr/include/openblas NO_DEFAULT_PATH)
 set(PREFLIGHT_HAVE_BLIS OFF)
 set(PREFLIGHT_HAVE_OPENBLAS OFF)
-if(BLIS_LIBRARY)
+if(BLIS_LIBRARY AND BLIS_INCLUDE_DIR)
   set(PREFLIGHT_HAVE_BLIS ON)
 endif()
-if(OPENBLAS_LIBRARY)
+if(OPENBLAS_LIBRARY AND OPENBLAS_INCLUDE_DIR)
   set(PREFLIGHT_HAVE_OPENBLAS ON)
+endif()
+add_library(preflight_blas INTERFACE)
+add_library(preflight::blas ALIAS preflight_blas)
+if(PREFLIGHT_BLAS STREQUAL "blis" AND PREFLIGHT_HAVE_BLIS)
+  target_include_directories(preflight_blas SYSTEM INTERFACE ${BLIS_INCLUDE_DIR})
+  target_link_libraries(preflight_blas INTERFACE ${BLIS_LIBRARY} OpenMP::OpenMP_CXX)
+  target_compile_definitions(preflight_blas INTERFACE PREFLIGHT_BLAS_BLIS)
+  message(STATUS "preflight: engine BLAS: BLIS (${BLIS_LIBRARY})")
+elseif(PREFLIGHT_HAVE_OPENBLAS)
+  target_include_directories(preflight_blas SYSTEM INTERFACE ${OPENBLAS_INCLUDE_DIR})
+  target_link_libraries(preflight_blas INTERFACE ${OPENBLAS_LIBRARY} OpenMP::OpenMP_CXX)
+  target_compile_definitions(preflight_blas INTERFACE PREFLIGHT_BLAS_OPENBLAS)
+  message(STATUS "preflight: engine BLAS: OpenBLAS (${OPENBLAS_LIBRARY})")
+else()
+  message(FATAL_ERROR "No BLAS for the training engine: apt-get install libblis-openmp-dev "
+                      "(or libopenblas-dev and -DPREFLIGHT_BLAS=openblas)")
 endif()
 
 find_package(GTest QUIET)

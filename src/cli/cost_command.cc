@@ -5,16 +5,21 @@
 #include <optional>
 #include <string>
 
+#include "base/clock.h"
+#include "base/file.h"
+#include "base/sha256.h"
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "cost/cost_estimate.h"
 #include "cost/format.h"
 #include "cost/hardware_catalog.h"
+#include "ledger/ledger.h"
 
 namespace preflight::cli {
 namespace {
 
 using cost::FormatFixed;
+using cost::FormatPlain;
 using cost::FormatSci;
 using cost::FormatUsd;
 using nlohmann::json;
@@ -22,8 +27,8 @@ using nlohmann::json;
 json ComponentsJson(const cost::CostBreakdown& b) {
   json out = json::array();
   for (const cost::CostComponent& c : b.components) {
-    out.push_back({{"name", c.name}, {"usd", c.usd}, {"assumption", c.assumption},
-                   {"in_total", c.in_total}});
+    out.push_back(
+        {{"name", c.name}, {"usd", c.usd}, {"assumption", c.assumption}, {"in_total", c.in_total}});
   }
   return out;
 }
@@ -51,7 +56,9 @@ int RunCost(int argc, char** argv) {
   double mfu = 0.4;
   bool as_json = false;
   cost::CostAssumptions a;
-  bool owned = false;
+  bool owned = false, record = false;
+  std::string ledger_path = ledger::DefaultLedgerPath();
+  CostMeter meter;
   app.add_option("--gpus", gpus, "number of GPUs in the cluster");
   app.add_option("--days", days, "wall-clock days of the run");
   app.add_option("--price", price, "dollars per GPU-hour (default: the catalogue's for --gpu)");
@@ -80,11 +87,13 @@ int RunCost(int argc, char** argv) {
   app.add_option("--failure-overhead", a.failure_overhead,
                  "restarts and failed experiments as a fraction of compute")
       ->capture_default_str();
-  auto* saving_opt = app.add_option(
-      "--saving", saving, "project a compute-saved fraction (0.35 = 35%) onto this run");
+  auto* saving_opt = app.add_option("--saving", saving,
+                                    "project a compute-saved fraction (0.35 = 35%) onto this run");
   app.add_option("--saving-from", saving_from,
                  "project the measured result.compute_saved.net of a trial receipt")
       ->excludes(saving_opt);
+  app.add_flag("--record", record, "append a receipt of kind 'cost' to the ledger");
+  app.add_option("--ledger", ledger_path, "receipt ledger for --record")->capture_default_str();
   app.add_flag("--json", as_json, "print one JSON document on stdout");
   if (int rc = Parse(app, argc, argv); rc >= 0) return rc;
 
@@ -99,26 +108,15 @@ int RunCost(int argc, char** argv) {
   const std::string price_note =
       price ? "given" : "catalogue default for " + gpu->name + ": " + gpu->price_source;
 
+  // --mfu is checked even when unused, so that a typo never passes silently.
+  if (Status st = cost::ValidateMfu(mfu); !st.ok()) return Fail("cost", st);
   std::optional<double> gpu_hours_from_flops;
   if (from_flops) {
-    if (gpus.has_value() == days.has_value()) {
-      return Fail("cost", Status::InvalidArgument(
-                              "--from-flops needs the cluster size --gpus N or the run length "
-                              "--days D (exactly one; the other follows)"));
-    }
-    auto hours = cost::GpuHoursForFlops(*from_flops, *gpu, mfu);
-    if (!hours.ok()) return Fail("cost", hours.status());
-    if (gpus && !(*gpus > 0)) {
-      return Fail("cost", Status::InvalidArgument("--gpus must be a positive number (got " +
-                                                  FormatSci(*gpus) + ")"));
-    }
-    if (days && !(*days > 0)) {
-      return Fail("cost", Status::InvalidArgument("--days must be a positive number (got " +
-                                                  FormatSci(*days) + ")"));
-    }
-    gpu_hours_from_flops = *hours;
-    request.gpus = gpus ? *gpus : *hours / (*days * 24);
-    request.hours = gpus ? *hours / *gpus : *days * 24;
+    auto run = cost::RunForFlops(*from_flops, *gpu, mfu, gpus, days);
+    if (!run.ok()) return Fail("cost", run.status());
+    gpu_hours_from_flops = run->gpu_hours;
+    request.gpus = run->gpus;
+    request.hours = run->hours;
   } else {
     if (!gpus || !days) {
       return Fail("cost", Status::InvalidArgument(
@@ -136,7 +134,7 @@ int RunCost(int argc, char** argv) {
     cost::MeasuredSaving measured;
     if (saving) {
       measured.fraction = *saving;
-      measured.source = "--saving " + FormatFixed(*saving, 4);
+      measured.source = "--saving " + FormatPlain(*saving, 4);
       measured.detail = "a fraction given on the command line, not a receipt";
     } else {
       auto read = cost::ReadSavingFromReceipt(saving_from);
@@ -157,8 +155,7 @@ int RunCost(int argc, char** argv) {
                  FormatSci(gpu->bf16_dense_flops).c_str(), FormatFixed(b.gpu_hours, 0).c_str());
   }
   std::fprintf(out, "%s %s GPUs x %s days = %s GPU-hours at %s/GPU-hour (%s)\n",
-               FormatFixed(b.gpus, b.gpus == static_cast<long long>(b.gpus) ? 0 : 1).c_str(),
-               gpu->name.c_str(), FormatFixed(b.days, b.days >= 100 ? 0 : 1).c_str(),
+               FormatPlain(b.gpus, 1).c_str(), gpu->name.c_str(), FormatPlain(b.days, 1).c_str(),
                FormatFixed(b.gpu_hours, 0).c_str(), FormatUsd(b.price_usd_per_gpu_hour).c_str(),
                price_note.c_str());
   PrintBreakdown(out, b);
@@ -170,9 +167,9 @@ int RunCost(int argc, char** argv) {
     const cost::Projection& p = *projection;
     std::fprintf(out, "\nprojection\n");
     std::fprintf(out, "  rests on: compute saved (net) = %s%s, from %s%s%s\n",
-                 FormatFixed(p.saving.fraction, 4).c_str(),
-                 p.saving.ci_low ? (" (95% interval " + FormatFixed(*p.saving.ci_low, 4) + " to " +
-                                    FormatFixed(*p.saving.ci_high, 4) + ")")
+                 FormatPlain(p.saving.fraction, 4).c_str(),
+                 p.saving.ci_low ? (" (95% interval " + FormatPlain(*p.saving.ci_low, 4) + " to " +
+                                    FormatPlain(*p.saving.ci_high, 4) + ")")
                                        .c_str()
                                  : "",
                  p.saving.source.c_str(), p.saving.detail.empty() ? "" : "; ",
@@ -182,10 +179,9 @@ int RunCost(int argc, char** argv) {
                  "the extrapolation.\n");
     std::fprintf(out, "  the same run needing %s of its GPU-hours: %s GPU-hours, %s days saved\n",
                  FormatFixed(100 * (1 - p.saving.fraction), 1).append("%").c_str(),
-                 FormatFixed(p.gpu_hours_saved, 0).c_str(),
-                 FormatFixed(p.days_saved, 1).c_str());
-    std::fprintf(out, "  compute saved: %s; total saved: %s", FormatUsd(p.compute_usd_saved).c_str(),
-                 FormatUsd(p.total_usd_saved).c_str());
+                 FormatFixed(p.gpu_hours_saved, 0).c_str(), FormatFixed(p.days_saved, 1).c_str());
+    std::fprintf(out, "  compute saved: %s; total saved: %s",
+                 FormatUsd(p.compute_usd_saved).c_str(), FormatUsd(p.total_usd_saved).c_str());
     if (p.total_usd_saved_low) {
       std::fprintf(out, " (95%% interval %s to %s)", FormatUsd(*p.total_usd_saved_low).c_str(),
                    FormatUsd(*p.total_usd_saved_high).c_str());
@@ -193,41 +189,79 @@ int RunCost(int argc, char** argv) {
     std::fprintf(out, "\n  projected total: %s\n", FormatUsd(p.projected.total_usd).c_str());
   }
 
-  if (as_json) {
-    json doc = {{"gpu", gpu->name},
-                {"gpus", b.gpus},
-                {"days", b.days},
-                {"gpu_hours", b.gpu_hours},
-                {"price_usd_per_gpu_hour", b.price_usd_per_gpu_hour},
-                {"price_source", price_note},
-                {"compute_usd", b.compute_usd},
-                {"total_usd", b.total_usd},
-                {"components", ComponentsJson(b)}};
-    if (gpu_hours_from_flops) {
-      doc["from_flops"] = {{"flops", *from_flops},
-                           {"mfu", mfu},
-                           {"peak_flops_per_gpu", gpu->bf16_dense_flops}};
-    }
-    if (projection) {
-      const cost::Projection& p = *projection;
-      json rests_on = {{"quantity", "compute_saved.net"},
-                       {"value", p.saving.fraction},
-                       {"source", p.saving.source},
-                       {"detail", p.saving.detail}};
-      if (p.saving.ci_low) rests_on["ci95"] = {*p.saving.ci_low, *p.saving.ci_high};
-      doc["projection"] = {{"rests_on", rests_on},
-                           {"gpu_hours_saved", p.gpu_hours_saved},
-                           {"days_saved", p.days_saved},
-                           {"compute_usd_saved", p.compute_usd_saved},
-                           {"total_usd_saved", p.total_usd_saved},
-                           {"projected_total_usd", p.projected.total_usd}};
-      if (p.total_usd_saved_low) {
-        doc["projection"]["total_usd_saved_ci95"] = {*p.total_usd_saved_low,
-                                                     *p.total_usd_saved_high};
-      }
-    }
-    EmitJson(doc);
+  json doc = {{"gpu", gpu->name},
+              {"gpus", b.gpus},
+              {"days", b.days},
+              {"gpu_hours", b.gpu_hours},
+              {"price_usd_per_gpu_hour", b.price_usd_per_gpu_hour},
+              {"price_source", price_note},
+              {"compute_usd", b.compute_usd},
+              {"total_usd", b.total_usd},
+              {"components", ComponentsJson(b)}};
+  if (gpu_hours_from_flops) {
+    doc["from_flops"] = {
+        {"flops", *from_flops}, {"mfu", mfu}, {"peak_flops_per_gpu", gpu->bf16_dense_flops}};
   }
+  if (projection) {
+    const cost::Projection& p = *projection;
+    json rests_on = {{"quantity", "compute_saved.net"},
+                     {"value", p.saving.fraction},
+                     {"source", p.saving.source},
+                     {"detail", p.saving.detail}};
+    if (p.saving.ci_low) rests_on["ci95"] = {*p.saving.ci_low, *p.saving.ci_high};
+    doc["projection"] = {{"rests_on", rests_on},
+                         {"gpu_hours_saved", p.gpu_hours_saved},
+                         {"days_saved", p.days_saved},
+                         {"compute_usd_saved", p.compute_usd_saved},
+                         {"total_usd_saved", p.total_usd_saved},
+                         {"projected_total_usd", p.projected.total_usd}};
+    if (p.total_usd_saved_low) {
+      doc["projection"]["total_usd_saved_ci95"] = {*p.total_usd_saved_low, *p.total_usd_saved_high};
+    }
+  }
+
+  // An opt-in receipt: a quick calculation should not grow the ledger, a projection that a
+  // decision rests on should be on record beside the trial it came from.
+  if (record) {
+    json inputs = json::array();
+    if (!saving_from.empty()) {
+      auto bytes = ReadFileToString(saving_from);
+      if (!bytes.ok()) return Fail("cost", bytes.status());
+      inputs.push_back({{"path", saving_from},
+                        {"sha256", Sha256::Hex(*bytes)},
+                        {"docs", 1},
+                        {"bytes", bytes->size()}});
+    }
+    json config = {{"gpu", gpu->name},
+                   {"gpus", request.gpus},
+                   {"hours", request.hours},
+                   {"price_usd_per_gpu_hour", b.price_usd_per_gpu_hour},
+                   {"draw", a.average_draw},
+                   {"pue", a.pue},
+                   {"usd_per_kwh", a.usd_per_kwh},
+                   {"owned", owned},
+                   {"networking_fraction", a.networking_fraction},
+                   {"engineers", a.engineers},
+                   {"engineer_usd_per_month", a.engineer_usd_per_month},
+                   {"data_usd", a.data_usd},
+                   {"failure_overhead", a.failure_overhead}};
+    if (from_flops) {
+      config["from_flops"] = *from_flops;
+      config["mfu"] = mfu;
+    }
+    if (saving) config["saving"] = *saving;
+    json receipt = {{"kind", "cost"},
+                    {"inputs", inputs},
+                    {"config", config},
+                    {"result", doc},
+                    {"cost", {{"core_seconds", meter.core_seconds()}, {"flops", 0}}}};
+    auto appended = ledger::Append(ledger_path, receipt);
+    if (!appended.ok()) return Fail("cost", appended.status());
+    doc["receipt"] = (*appended)["hash"];
+    std::fprintf(out, "receipt %s appended to %s\n",
+                 (*appended)["hash"].get<std::string>().substr(0, 16).c_str(), ledger_path.c_str());
+  }
+  if (as_json) EmitJson(doc);
   return 0;
 }
 

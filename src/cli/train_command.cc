@@ -1,9 +1,14 @@
 // preflight train: train the small byte-level GPT on a JSONL file, evaluating on a held-out file.
 // Thin: flags in, train::Train, progress on stderr, the DESIGN.md --json document out.
 
+#include <unistd.h>
+
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "cli/commands.h"
 #include "cli/common.h"
@@ -13,8 +18,27 @@
 #include "train/trainer.h"
 
 namespace preflight::cli {
+namespace {
+
+// OpenMP threads that spin while they wait for work steal the core from the thread doing it when
+// the machine is shared (2 threads on 2 busy cores ran 4x slower than 1, measured; doc/train.md).
+// libgomp reads OMP_WAIT_POLICY only when it loads, so the command re-executes itself once with
+// OMP_WAIT_POLICY=passive unless the user set a policy. Returns only if the re-exec failed.
+void ReexecWithPassiveWait(int argc, char** argv) {
+  if (std::getenv("OMP_WAIT_POLICY") != nullptr) return;
+  setenv("OMP_WAIT_POLICY", "passive", 1);
+  std::vector<char*> args;
+  std::string self = "preflight";
+  args.push_back(self.data());
+  for (int i = 0; i < argc; i++) args.push_back(argv[i]);  // argv[0] is "train"
+  args.push_back(nullptr);
+  execv("/proc/self/exe", args.data());
+}
+
+}  // namespace
 
 int RunTrain(int argc, char** argv) {
+  ReexecWithPassiveWait(argc, argv);
   CLI::App app;
   Describe(app, "train",
            "Train a small byte-level GPT (256 bytes + a document boundary) on --data, evaluating\n"
@@ -48,7 +72,8 @@ int RunTrain(int argc, char** argv) {
   app.add_option("--lr", o.lr, "peak learning rate")->capture_default_str();
   app.add_option("--warmup", o.warmup_steps, "warm-up steps (-1: min(100, steps/10))")
       ->capture_default_str();
-  app.add_option("--checkpoint-every", o.checkpoint_every, "steps between checkpoints (0: at evals)")
+  app.add_option("--checkpoint-every", o.checkpoint_every,
+                 "steps between checkpoints (0: at evals)")
       ->capture_default_str();
   app.add_flag("--json", json, "print one JSON document on stdout");
   app.add_flag("--quiet", quiet, "no progress on stderr");
@@ -95,6 +120,9 @@ int RunTrain(int argc, char** argv) {
   std::snprintf(done, sizeof(done), "final eval %.4f bpb, %.0f tok/s%s", r.final_eval_bpb,
                 r.tokens_per_second, r.resumed ? " (resumed from checkpoint)" : "");
   bar.Finish(done);
+  if (r.resumed) {
+    std::fprintf(stderr, "preflight train: resumed from the checkpoint in %s\n", o.run_dir.c_str());
+  }
 
   if (json) {
     nlohmann::json curve = nlohmann::json::array();

@@ -1,0 +1,236 @@
+#include "cost/cost_estimate.h"
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "base/file.h"
+#include "cost/format.h"
+
+namespace preflight::cost {
+namespace {
+
+using nlohmann::json;
+
+constexpr double kDaysPerMonth = 30;
+
+bool PositiveFinite(double x) { return std::isfinite(x) && x > 0; }
+bool NonNegativeFinite(double x) { return std::isfinite(x) && x >= 0; }
+
+std::string Got(double x) { return " (got " + FormatSci(x, 6) + ")"; }
+
+Status ValidateAssumptions(const CostAssumptions& a) {
+  if (!(std::isfinite(a.average_draw) && a.average_draw > 0 && a.average_draw <= 1)) {
+    return Status::InvalidArgument("--draw must be in (0, 1], the average fraction of board power" +
+                                   Got(a.average_draw));
+  }
+  if (!(std::isfinite(a.pue) && a.pue >= 1)) {
+    return Status::InvalidArgument("--pue must be >= 1 (facility power over IT power)" +
+                                   Got(a.pue));
+  }
+  struct {
+    const char* flag;
+    double value;
+  } const non_negative[] = {
+      {"--usd-per-kwh", a.usd_per_kwh}, {"--networking-fraction", a.networking_fraction},
+      {"--engineers", a.engineers},     {"--engineer-usd-per-month", a.engineer_usd_per_month},
+      {"--data-usd", a.data_usd},       {"--failure-overhead", a.failure_overhead}};
+  for (const auto& [flag, value] : non_negative) {
+    if (!NonNegativeFinite(value)) {
+      return Status::InvalidArgument(std::string(flag) + " must be a number >= 0" + Got(value));
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<CostBreakdown> EstimateCost(const CostRequest& r) {
+  if (!PositiveFinite(r.gpus)) {
+    return Status::InvalidArgument("--gpus must be a positive number" + Got(r.gpus));
+  }
+  if (!PositiveFinite(r.hours)) {
+    return Status::InvalidArgument("--days must be a positive number" + Got(r.hours / 24));
+  }
+  if (!PositiveFinite(r.price_usd_per_gpu_hour)) {
+    return Status::InvalidArgument("--price must be a positive number of dollars per GPU-hour" +
+                                   Got(r.price_usd_per_gpu_hour));
+  }
+  PF_RETURN_IF_ERROR(ValidateAssumptions(r.assumptions));
+  const CostAssumptions& a = r.assumptions;
+
+  CostBreakdown b;
+  b.gpus = r.gpus;
+  b.days = r.hours / 24;
+  b.gpu_hours = r.gpus * r.hours;
+  b.price_usd_per_gpu_hour = r.price_usd_per_gpu_hour;
+  b.compute_usd = b.gpu_hours * r.price_usd_per_gpu_hour;
+
+  double kwh = b.gpu_hours * r.gpu.power_w / 1000 * a.average_draw * a.pue;
+  b.components.push_back(
+      {"energy", kwh * a.usd_per_kwh,
+       FormatFixed(b.gpu_hours, 0) + " GPU-hours x " + FormatFixed(r.gpu.power_w, 0) + " W (" +
+           r.gpu.name + " board power) x " + FormatFixed(a.average_draw, 2) +
+           " average draw x PUE " + FormatFixed(a.pue, 2) + " x $" + FormatFixed(a.usd_per_kwh, 3) +
+           "/kWh = " + FormatFixed(kwh, 0) + " kWh" +
+           (a.energy_in_price
+                ? "; already inside a cloud rental price, so shown but NOT added (--owned adds it)"
+                : "; added: the price is an owned cluster's cost without power") +
+           ". Defaults: draw 0.75 assumed; PUE 1.2 for a modern large facility (Uptime "
+           "Institute's 2023 survey average is 1.58, hyperscalers report about 1.1); $0.08/kWh "
+           "US industrial average 2023 (EIA)",
+       !a.energy_in_price});
+  b.components.push_back(
+      {"networking", b.compute_usd * a.networking_fraction,
+       FormatPlain(100 * a.networking_fraction) +
+           "% of compute for storage, egress and fabric surcharges not in the GPU-hour price "
+           "(assumption, no published basis; set --networking-fraction from your quote)",
+       true});
+  double months = b.days / kDaysPerMonth;
+  b.components.push_back(
+      {"engineering", a.engineers * a.engineer_usd_per_month * months,
+       FormatPlain(a.engineers) + " engineers x " + FormatUsd(a.engineer_usd_per_month) +
+           "/month loaded cost x " + FormatPlain(months) +
+           " months of wall clock (30-day months); an assumption for the people who run the job, "
+           "not the research behind it (--engineers, --engineer-usd-per-month)",
+       true});
+  b.components.push_back({"data", a.data_usd,
+                          FormatUsd(a.data_usd) +
+                              " for buying, licensing or annotating data (default 0: open data; "
+                              "--data-usd)",
+                          true});
+  b.components.push_back(
+      {"failed experiments and restarts", b.compute_usd * a.failure_overhead,
+       FormatPlain(100 * a.failure_overhead) +
+           "% of compute. Default 15%: about 10% lost to interruptions (the Llama 3 report: 466 "
+           "job interruptions in a 54-day snapshot, above 90% effective training time) plus 5% "
+           "for diverged or failed runs re-done (assumption; --failure-overhead)",
+       true});
+
+  b.total_usd = b.compute_usd;
+  for (const CostComponent& c : b.components) {
+    if (c.in_total) b.total_usd += c.usd;
+  }
+  return b;
+}
+
+Status ValidateMfu(double mfu, const char* flag) {
+  if (!(std::isfinite(mfu) && mfu > 0 && mfu <= 1)) {
+    return Status::InvalidArgument(std::string(flag) +
+                                   " must be in (0, 1], a fraction of the GPU's dense BF16 peak" +
+                                   Got(mfu));
+  }
+  return Status::Ok();
+}
+
+Result<double> GpuHoursForFlops(double flops, const GpuSpec& gpu, double mfu) {
+  if (!PositiveFinite(flops)) {
+    return Status::InvalidArgument("--from-flops must be a positive FLOP count" + Got(flops));
+  }
+  PF_RETURN_IF_ERROR(ValidateMfu(mfu));
+  return flops / (gpu.bf16_dense_flops * mfu) / 3600;
+}
+
+Result<RunShape> RunForFlops(double flops, const GpuSpec& gpu, double mfu,
+                             std::optional<double> gpus, std::optional<double> days) {
+  if (gpus.has_value() == days.has_value()) {
+    return Status::InvalidArgument(
+        "--from-flops needs the cluster size --gpus N or the run length --days D (exactly one; "
+        "the other follows)");
+  }
+  PF_ASSIGN_OR_RETURN(double gpu_hours, GpuHoursForFlops(flops, gpu, mfu));
+  if (gpus && !PositiveFinite(*gpus)) {
+    return Status::InvalidArgument("--gpus must be a positive number" + Got(*gpus));
+  }
+  if (days && !PositiveFinite(*days)) {
+    return Status::InvalidArgument("--days must be a positive number" + Got(*days));
+  }
+  RunShape run;
+  run.gpu_hours = gpu_hours;
+  run.gpus = gpus ? *gpus : gpu_hours / (*days * 24);
+  run.hours = gpus ? gpu_hours / *gpus : *days * 24;
+  return run;
+}
+
+Status ValidateSaving(double fraction) {
+  if (!std::isfinite(fraction) || fraction >= 1) {
+    return Status::InvalidArgument(
+        "a compute-saved fraction must be a finite number below 1 (0.35 = 35% saved; negative "
+        "= curation cost more)" +
+        Got(fraction));
+  }
+  return Status::Ok();
+}
+
+Result<MeasuredSaving> ReadSavingFromReceipt(const std::string& path) {
+  PF_ASSIGN_OR_RETURN(std::string text, ReadFileToString(path));
+  json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded() || !doc.is_object()) {
+    return Status::InvalidArgument(path + ": not a JSON object (expected a trial receipt)");
+  }
+  if (doc.contains("kind") && doc["kind"].is_string() && doc["kind"] != "trial") {
+    return Status::InvalidArgument(path + ": receipt kind is '" + doc["kind"].get<std::string>() +
+                                   "', not 'trial': only a trial measures compute saved");
+  }
+  // A ledger receipt keeps the trial's output under "result"; `preflight trial --json` prints
+  // the same object at the top level. Both are accepted.
+  const json& result = doc.contains("result") && doc["result"].is_object() ? doc["result"] : doc;
+  auto saved = result.find("compute_saved");
+  if (saved == result.end() || !saved->is_object() || !saved->contains("net")) {
+    return Status::InvalidArgument(path +
+                                   ": no result.compute_saved.net (is this a trial receipt?)");
+  }
+  const json& net = (*saved)["net"];
+  if (!net.is_number()) {
+    bool never = result.contains("caught_up") && result["caught_up"].is_boolean() &&
+                 !result["caught_up"].get<bool>();
+    return Status::InvalidArgument(
+        path + (never ? ": the curated arm never caught up, so there is no saving to project"
+                      : ": result.compute_saved.net is not a number"));
+  }
+  MeasuredSaving s;
+  s.fraction = net.get<double>();
+  s.source = path;
+  PF_RETURN_IF_ERROR(ValidateSaving(s.fraction));
+  if (saved->contains("ci95") && (*saved)["ci95"].is_array() && (*saved)["ci95"].size() == 2 &&
+      (*saved)["ci95"][0].is_number() && (*saved)["ci95"][1].is_number()) {
+    s.ci_low = (*saved)["ci95"][0].get<double>();
+    s.ci_high = (*saved)["ci95"][1].get<double>();
+  }
+  // Say what was measured, from whatever the receipt records of it.
+  const json* config = doc.contains("config") && doc["config"].is_object() ? &doc["config"] : &doc;
+  std::string detail;
+  for (const char* key : {"selector", "model", "steps", "seeds", "keep"}) {
+    if (!config->contains(key)) continue;
+    const json& v = (*config)[key];
+    if (!detail.empty()) detail += ", ";
+    detail += std::string(key) + " " + (v.is_string() ? v.get<std::string>() : v.dump());
+  }
+  s.detail = detail;
+  return s;
+}
+
+Result<Projection> ProjectSaving(const CostRequest& request, const MeasuredSaving& saving) {
+  PF_RETURN_IF_ERROR(ValidateSaving(saving.fraction));
+  PF_ASSIGN_OR_RETURN(CostBreakdown base, EstimateCost(request));
+  auto with_fraction = [&](double f) -> Result<CostBreakdown> {
+    CostRequest r = request;
+    r.hours = request.hours * (1 - f);
+    return EstimateCost(r);
+  };
+  Projection p;
+  p.saving = saving;
+  PF_ASSIGN_OR_RETURN(p.projected, with_fraction(saving.fraction));
+  p.gpu_hours_saved = base.gpu_hours - p.projected.gpu_hours;
+  p.days_saved = base.days - p.projected.days;
+  p.compute_usd_saved = base.compute_usd - p.projected.compute_usd;
+  p.total_usd_saved = base.total_usd - p.projected.total_usd;
+  if (saving.ci_low && saving.ci_high && *saving.ci_high < 1) {
+    PF_ASSIGN_OR_RETURN(CostBreakdown low, with_fraction(*saving.ci_low));
+    PF_ASSIGN_OR_RETURN(CostBreakdown high, with_fraction(*saving.ci_high));
+    p.total_usd_saved_low = base.total_usd - low.total_usd;
+    p.total_usd_saved_high = base.total_usd - high.total_usd;
+  }
+  return p;
+}
+
+}  // namespace preflight::cost

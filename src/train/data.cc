@@ -1,0 +1,76 @@
+#include "train/data.h"
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+namespace preflight::train {
+
+Result<std::vector<std::string>> ReadJsonlTexts(const std::string& path, const std::string& field) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::NotFound(path + ": cannot open (does the file exist?)");
+  std::vector<std::string> texts;
+  std::string line;
+  int64_t line_no = 0;
+  while (std::getline(in, line)) {
+    line_no++;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    nlohmann::json doc = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (doc.is_discarded() || !doc.is_object()) {
+      return Status::InvalidArgument(path + ":" + std::to_string(line_no) +
+                                     ": not a JSON object; each line must be {\"" + field +
+                                     "\": ...}");
+    }
+    auto it = doc.find(field);
+    if (it == doc.end() || !it->is_string()) {
+      return Status::InvalidArgument(path + ":" + std::to_string(line_no) + ": no string field \"" +
+                                     field + "\"");
+    }
+    texts.push_back(it->get<std::string>());
+  }
+  return texts;
+}
+
+std::vector<uint16_t> Tokenize(const std::vector<std::string>& docs) {
+  size_t total = 0;
+  for (const std::string& d : docs) total += d.size() + 1;
+  std::vector<uint16_t> tokens;
+  tokens.reserve(total);
+  for (const std::string& d : docs) {
+    tokens.push_back(256);
+    for (unsigned char c : d) tokens.push_back(c);
+  }
+  return tokens;
+}
+
+WindowSampler::WindowSampler(const std::vector<uint16_t>* tokens, int T, uint64_t seed)
+    : tokens_(tokens), T_(T), rng_(seed) {}
+
+void WindowSampler::Next(int B, int* inputs, int* targets) {
+  const uint64_t starts = tokens_->size() - static_cast<uint64_t>(T_);  // count of valid starts
+  for (int b = 0; b < B; b++) {
+    const uint64_t s = rng_.Below(starts);
+    const uint16_t* w = tokens_->data() + s;
+    for (int t = 0; t < T_; t++) {
+      inputs[b * T_ + t] = w[t];
+      targets[b * T_ + t] = w[t + 1];
+    }
+  }
+}
+
+std::vector<EvalWindow> MakeEvalWindows(int64_t n, int T, int64_t max_windows) {
+  std::vector<EvalWindow> all;
+  int64_t start = 0;
+  for (; start + T + 1 <= n; start += T) all.push_back({start, 0});
+  // Targets counted so far: positions 1..start (start = last window's start + T).
+  if (start < n - 1) {
+    const int64_t last = n - T - 1;
+    all.push_back({last, static_cast<int>(start - last)});
+  }
+  if (max_windows <= 0 || static_cast<int64_t>(all.size()) <= max_windows) return all;
+  std::vector<EvalWindow> kept;
+  const int64_t count = static_cast<int64_t>(all.size());
+  for (int64_t k = 0; k < max_windows; k++) kept.push_back(all[k * count / max_windows]);
+  return kept;
+}
+
+}  // namespace preflight::train

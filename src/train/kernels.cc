@@ -1,0 +1,515 @@
+#include "train/kernels.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstddef>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "train/blas.h"
+
+namespace preflight::train {
+namespace {
+
+constexpr float kLayerNormEps = 1e-5f;
+constexpr float kGeluScale = 0.7978845608028654f;  // sqrt(2/pi)
+constexpr int kColBlock = 64;
+
+// e^x in float, written so that GCC vectorises loops that call it (libm's expf and tanhf are
+// scalar calls and were a fifth of a step). Cephes' expf: x = n ln2 + r with |r| <= ln2/2 (ln2
+// split in two for exactness), a degree-6 polynomial for e^r, 2^n built in the exponent bits.
+// Relative error about 2e-7 on [-87, 88]; inputs outside are clamped (e^-87 ~ 1.6e-38 stands in
+// for 0).
+inline float Exp(float x) {
+  x = std::min(std::max(x, -87.0f), 88.0f);
+  const float n = std::floor(x * 1.44269504088896341f + 0.5f);
+  const float r = x - n * 0.693359375f + n * 2.12194440e-4f;
+  float p = 1.9875691500e-4f;
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  p = p * r * r + r + 1.0f;
+  return p * std::bit_cast<float>((static_cast<int>(n) + 127) << 23);
+}
+
+int NumBlocks(int n, int block) { return (n + block - 1) / block; }
+
+// sums[c] += sum over rows of x[row, c], summed row by row within column blocks: the order of
+// additions depends only on the shape. x (N,C)
+void AddColumnSums(float* sums, const float* x, int N, int C) {
+  const int nblocks = NumBlocks(C, kColBlock);
+#pragma omp parallel for schedule(static)
+  for (int blk = 0; blk < nblocks; blk++) {
+    const int c0 = blk * kColBlock, c1 = std::min(C, c0 + kColBlock);
+    float acc[kColBlock] = {};
+    for (int i = 0; i < N; i++) {
+      const float* row = x + static_cast<size_t>(i) * C;
+      for (int c = c0; c < c1; c++) acc[c - c0] += row[c];
+    }
+    for (int c = c0; c < c1; c++) sums[c] += acc[c - c0];
+  }
+}
+
+}  // namespace
+
+void EncoderForward(float* out, const int* inp, const float* wte, const float* wpe, int B, int T,
+                    int C) {
+#pragma omp parallel for schedule(static)
+  for (int bt = 0; bt < B * T; bt++) {
+    const int t = bt % T;
+    float* o = out + static_cast<size_t>(bt) * C;
+    const float* e = wte + static_cast<size_t>(inp[bt]) * C;
+    const float* p = wpe + static_cast<size_t>(t) * C;
+    for (int c = 0; c < C; c++) o[c] = e[c] + p[c];
+  }
+}
+
+void EncoderBackward(float* dwte, float* dwpe, const float* dout, const int* inp, int B, int T,
+                     int C) {
+  // Serial: tokens repeat, so rows of dwte collide; the cost is one pass over (B,T,C).
+  for (int bt = 0; bt < B * T; bt++) {
+    const int t = bt % T;
+    const float* d = dout + static_cast<size_t>(bt) * C;
+    if (dwte != nullptr) {
+      float* e = dwte + static_cast<size_t>(inp[bt]) * C;
+      for (int c = 0; c < C; c++) e[c] += d[c];
+    }
+    if (dwpe != nullptr) {
+      float* p = dwpe + static_cast<size_t>(t) * C;
+      for (int c = 0; c < C; c++) p[c] += d[c];
+    }
+  }
+}
+
+void LayerNormForward(float* out, float* mean, float* rstd, const float* inp, const float* weight,
+                      const float* bias, int N, int C) {
+#pragma omp parallel for schedule(static)
+  for (int i = 0; i < N; i++) {
+    const float* x = inp + static_cast<size_t>(i) * C;
+    float sum = 0.0f;
+    for (int c = 0; c < C; c++) sum += x[c];
+    const float m = sum / C;
+    float var = 0.0f;
+    for (int c = 0; c < C; c++) {
+      const float d = x[c] - m;
+      var += d * d;
+    }
+    const float s = 1.0f / std::sqrt(var / C + kLayerNormEps);
+    float* o = out + static_cast<size_t>(i) * C;
+    for (int c = 0; c < C; c++) o[c] = (x[c] - m) * s * weight[c] + bias[c];
+    mean[i] = m;
+    rstd[i] = s;
+  }
+}
+
+void LayerNormBackward(float* dinp, float* dweight, float* dbias, const float* dout,
+                       const float* inp, const float* weight, const float* mean, const float* rstd,
+                       int N, int C) {
+  // dweight/dbias are sums over rows: each block of kRowBlock rows sums into its own slot, and
+  // the slots are added in block order afterwards.
+  const int nblocks = NumBlocks(N, kRowBlock);
+  const bool want_w = dweight != nullptr || dbias != nullptr;
+  std::vector<float> partial(want_w ? static_cast<size_t>(nblocks) * 2 * C : 0, 0.0f);
+#pragma omp parallel for schedule(static)
+  for (int blk = 0; blk < nblocks; blk++) {
+    float* pw = want_w ? partial.data() + static_cast<size_t>(blk) * 2 * C : nullptr;
+    float* pb = want_w ? pw + C : nullptr;
+    const int i1 = std::min(N, (blk + 1) * kRowBlock);
+    for (int i = blk * kRowBlock; i < i1; i++) {
+      const float* d = dout + static_cast<size_t>(i) * C;
+      const float* x = inp + static_cast<size_t>(i) * C;
+      const float m = mean[i], s = rstd[i];
+      // dnorm = dout * weight; dinp = (dnorm - mean(dnorm) - norm * mean(dnorm * norm)) * rstd
+      float dnorm_mean = 0.0f, dnorm_norm_mean = 0.0f;
+      for (int c = 0; c < C; c++) {
+        const float norm = (x[c] - m) * s;
+        const float dnorm = weight[c] * d[c];
+        dnorm_mean += dnorm;
+        dnorm_norm_mean += dnorm * norm;
+      }
+      dnorm_mean /= C;
+      dnorm_norm_mean /= C;
+      float* di = dinp != nullptr ? dinp + static_cast<size_t>(i) * C : nullptr;
+      for (int c = 0; c < C; c++) {
+        const float norm = (x[c] - m) * s;
+        const float dnorm = weight[c] * d[c];
+        if (want_w) {
+          pw[c] += norm * d[c];
+          pb[c] += d[c];
+        }
+        if (di != nullptr) di[c] += (dnorm - dnorm_mean - norm * dnorm_norm_mean) * s;
+      }
+    }
+  }
+  if (!want_w) return;
+  for (int blk = 0; blk < nblocks; blk++) {
+    const float* pw = partial.data() + static_cast<size_t>(blk) * 2 * C;
+    for (int c = 0; c < C; c++) {
+      if (dweight != nullptr) dweight[c] += pw[c];
+      if (dbias != nullptr) dbias[c] += pw[C + c];
+    }
+  }
+}
+
+void MatmulForward(float* out, const float* inp, const float* weight, const float* bias, int N,
+                   int C, int OC, float beta) {
+  if (bias != nullptr) {
+    // Put the bias into out first, then let the GEMM accumulate onto it (beta = 1).
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < N; i++) {
+      float* o = out + static_cast<size_t>(i) * OC;
+      if (beta == 0.0f) {
+        std::memcpy(o, bias, sizeof(float) * OC);
+      } else {
+        for (int j = 0; j < OC; j++) o[j] += bias[j];
+      }
+    }
+    beta = 1.0f;
+  }
+  Sgemm(false, true, N, OC, C, 1.0f, inp, C, weight, C, beta, out, OC);
+}
+
+void MatmulBackward(float* dinp, float* dweight, float* dbias, const float* dout, const float* inp,
+                    const float* weight, int N, int C, int OC) {
+  if (dinp != nullptr) Sgemm(false, false, N, C, OC, 1.0f, dout, OC, weight, C, 0.0f, dinp, C);
+  if (dweight != nullptr) Sgemm(true, false, OC, C, N, 1.0f, dout, OC, inp, C, 1.0f, dweight, C);
+  if (dbias != nullptr) AddColumnSums(dbias, dout, N, OC);
+}
+
+void AttentionForward(float* out, float* att, const float* qkv, int B, int T, int C, int NH) {
+  // Per (b, h): K is transposed into kt (hs,T) so that the scores of row t are an axpy over t2
+  // (vectorises without reassociating any sum); att V is an axpy over the head's channels.
+  // Entries t2 > t of att are never written.
+  const int C3 = 3 * C, hs = C / NH;
+  const float scale = 1.0f / std::sqrt(static_cast<float>(hs));
+#pragma omp parallel
+  {
+    std::vector<float> kt(static_cast<size_t>(hs) * T);
+#pragma omp for schedule(static)
+    for (int bh = 0; bh < B * NH; bh++) {
+      const int b = bh / NH, h = bh % NH;
+      const float* base = qkv + static_cast<size_t>(b) * T * C3;
+      for (int t2 = 0; t2 < T; t2++) {
+        const float* k = base + static_cast<size_t>(t2) * C3 + C + h * hs;
+        for (int i = 0; i < hs; i++) kt[static_cast<size_t>(i) * T + t2] = k[i];
+      }
+      for (int t = 0; t < T; t++) {
+        const int n = t + 1;
+        const float* q = base + static_cast<size_t>(t) * C3 + h * hs;
+        float* row = att + (static_cast<size_t>(bh) * T + t) * T;
+        for (int t2 = 0; t2 < n; t2++) row[t2] = 0.0f;
+        for (int i = 0; i < hs; i++) {
+          const float qi = q[i];
+          const float* kti = kt.data() + static_cast<size_t>(i) * T;
+          for (int t2 = 0; t2 < n; t2++) row[t2] += qi * kti[t2];
+        }
+        float maxv = -std::numeric_limits<float>::infinity();
+        for (int t2 = 0; t2 < n; t2++) {
+          row[t2] *= scale;
+          maxv = std::max(maxv, row[t2]);
+        }
+        for (int t2 = 0; t2 < n; t2++) row[t2] = Exp(row[t2] - maxv);  // vectorised
+        float sum = 0.0f;
+        for (int t2 = 0; t2 < n; t2++) sum += row[t2];
+        const float inv = 1.0f / sum;
+        for (int t2 = 0; t2 < n; t2++) row[t2] *= inv;
+        float* o = out + (static_cast<size_t>(b) * T + t) * C + h * hs;
+        for (int i = 0; i < hs; i++) o[i] = 0.0f;
+        for (int t2 = 0; t2 < n; t2++) {
+          const float a = row[t2];
+          const float* v = base + static_cast<size_t>(t2) * C3 + 2 * C + h * hs;
+          for (int i = 0; i < hs; i++) o[i] += a * v[i];
+        }
+      }
+    }
+  }
+}
+
+void AttentionBackward(float* dqkv, const float* dout, const float* qkv, const float* att, int B,
+                       int T, int C, int NH) {
+  // Restates the forward: s = q.k * scale; a = softmax(s); o = sum a v. Then
+  //   da[t2] = dout_t . v_t2;  dv_t2 += a[t2] dout_t;  ds = a * (da - sum(a * da));
+  //   dq_t = scale * sum ds[t2] k_t2;  dk_t2 += scale * ds[t2] q_t.
+  const int C3 = 3 * C, hs = C / NH;
+  const float scale = 1.0f / std::sqrt(static_cast<float>(hs));
+#pragma omp parallel
+  {
+    std::vector<float> vt(static_cast<size_t>(hs) * T);
+    std::vector<float> dk(static_cast<size_t>(T) * hs), dv(static_cast<size_t>(T) * hs);
+    std::vector<float> da(T);
+#pragma omp for schedule(static)
+    for (int bh = 0; bh < B * NH; bh++) {
+      const int b = bh / NH, h = bh % NH;
+      const float* base = qkv + static_cast<size_t>(b) * T * C3;
+      float* dbase = dqkv + static_cast<size_t>(b) * T * C3;
+      for (int t2 = 0; t2 < T; t2++) {
+        const float* v = base + static_cast<size_t>(t2) * C3 + 2 * C + h * hs;
+        for (int i = 0; i < hs; i++) vt[static_cast<size_t>(i) * T + t2] = v[i];
+      }
+      std::fill(dk.begin(), dk.end(), 0.0f);
+      std::fill(dv.begin(), dv.end(), 0.0f);
+      for (int t = 0; t < T; t++) {
+        const int n = t + 1;
+        const float* row = att + (static_cast<size_t>(bh) * T + t) * T;
+        const float* d = dout + (static_cast<size_t>(b) * T + t) * C + h * hs;
+        for (int t2 = 0; t2 < n; t2++) da[t2] = 0.0f;
+        for (int i = 0; i < hs; i++) {
+          const float di = d[i];
+          const float* vti = vt.data() + static_cast<size_t>(i) * T;
+          for (int t2 = 0; t2 < n; t2++) da[t2] += di * vti[t2];
+        }
+        float dot = 0.0f;
+        for (int t2 = 0; t2 < n; t2++) {
+          const float a = row[t2];
+          float* dvr = dv.data() + static_cast<size_t>(t2) * hs;
+          for (int i = 0; i < hs; i++) dvr[i] += a * d[i];
+          dot += a * da[t2];
+        }
+        for (int t2 = 0; t2 < n; t2++) da[t2] = row[t2] * (da[t2] - dot) * scale;
+        const float* q = base + static_cast<size_t>(t) * C3 + h * hs;
+        float* dq = dbase + static_cast<size_t>(t) * C3 + h * hs;
+        for (int i = 0; i < hs; i++) dq[i] = 0.0f;
+        for (int t2 = 0; t2 < n; t2++) {
+          const float g = da[t2];
+          const float* k = base + static_cast<size_t>(t2) * C3 + C + h * hs;
+          float* dkr = dk.data() + static_cast<size_t>(t2) * hs;
+          for (int i = 0; i < hs; i++) {
+            dq[i] += g * k[i];
+            dkr[i] += g * q[i];
+          }
+        }
+      }
+      for (int t2 = 0; t2 < T; t2++) {
+        float* drow = dbase + static_cast<size_t>(t2) * C3 + h * hs;
+        std::memcpy(drow + C, dk.data() + static_cast<size_t>(t2) * hs, sizeof(float) * hs);
+        std::memcpy(drow + 2 * C, dv.data() + static_cast<size_t>(t2) * hs, sizeof(float) * hs);
+      }
+    }
+  }
+}
+
+// 0.5 x (1 + tanh(u)) = x * sigmoid(2u), u = sqrt(2/pi) (x + 0.044715 x^3): one Exp.
+void GeluForward(float* out, const float* inp, int N) {
+#pragma omp parallel for schedule(static)
+  for (int i = 0; i < N; i++) {
+    const float x = inp[i];
+    const float u = kGeluScale * (x + 0.044715f * x * x * x);
+    out[i] = x / (1.0f + Exp(-2.0f * u));
+  }
+}
+
+void GeluBackward(float* dinp, const float* inp, const float* dout, int N) {
+  // d/dx [0.5 x (1 + tanh u)] = 0.5 (1 + tanh u) + 0.5 x sech^2(u) du/dx, with
+  // s = sigmoid(2u): 0.5 (1 + tanh u) = s and sech^2(u) = 4 s (1 - s).
+#pragma omp parallel for schedule(static)
+  for (int i = 0; i < N; i++) {
+    const float x = inp[i];
+    const float u = kGeluScale * (x + 0.044715f * x * x * x);
+    const float sg = 1.0f / (1.0f + Exp(-2.0f * u));
+    const float local =
+        sg + 2.0f * x * sg * (1.0f - sg) * kGeluScale * (1.0f + 3.0f * 0.044715f * x * x);
+    dinp[i] = local * dout[i];
+  }
+}
+
+void CrossEntropyForward(float* losses, const float* logits, const int* targets, int N, int V) {
+#pragma omp parallel
+  {
+    std::vector<float> e(V);
+#pragma omp for schedule(static)
+    for (int i = 0; i < N; i++) {
+      const float* z = logits + static_cast<size_t>(i) * V;
+      float maxv = -std::numeric_limits<float>::infinity();
+      for (int v = 0; v < V; v++) maxv = std::max(maxv, z[v]);
+      for (int v = 0; v < V; v++) e[v] = Exp(z[v] - maxv);
+      float sum = 0.0f;
+      for (int v = 0; v < V; v++) sum += e[v];
+      losses[i] = std::log(sum) + maxv - z[targets[i]];
+    }
+  }
+}
+
+void CrossEntropyBackward(float* logits, const int* targets, float dloss, int N, int V) {
+#pragma omp parallel for schedule(static)
+  for (int i = 0; i < N; i++) {
+    float* z = logits + static_cast<size_t>(i) * V;
+    float maxv = -std::numeric_limits<float>::infinity();
+    for (int v = 0; v < V; v++) maxv = std::max(maxv, z[v]);
+    for (int v = 0; v < V; v++) z[v] = Exp(z[v] - maxv);
+    float sum = 0.0f;
+    for (int v = 0; v < V; v++) sum += z[v];
+    const float scale = dloss / sum;
+    for (int v = 0; v < V; v++) z[v] *= scale;
+    z[targets[i]] -= dloss;
+  }
+}
+
+void ResidualForward(float* out, const float* a, const float* b, int N) {
+#pragma omp parallel for schedule(static)
+  for (int i = 0; i < N; i++) out[i] = a[i] + b[i];
+}
+
+// ---------------------------------------------------------------------------------------------
+namespace reference {
+
+void LayerNormForward(float* out, float* mean, float* rstd, const float* inp, const float* weight,
+                      const float* bias, int N, int C) {
+  for (int i = 0; i < N; i++) {
+    const float* x = inp + static_cast<size_t>(i) * C;
+    double m = 0, v = 0;
+    for (int c = 0; c < C; c++) m += x[c];
+    m /= C;
+    for (int c = 0; c < C; c++) v += (x[c] - m) * (x[c] - m);
+    v /= C;
+    const double s = 1.0 / std::sqrt(v + kLayerNormEps);
+    for (int c = 0; c < C; c++) {
+      out[static_cast<size_t>(i) * C + c] =
+          static_cast<float>((x[c] - m) * s * weight[c] + bias[c]);
+    }
+    mean[i] = static_cast<float>(m);
+    rstd[i] = static_cast<float>(s);
+  }
+}
+
+void LayerNormBackward(float* dinp, float* dweight, float* dbias, const float* dout,
+                       const float* inp, const float* weight, const float* mean, const float* rstd,
+                       int N, int C) {
+  for (int i = 0; i < N; i++) {
+    const float* d = dout + static_cast<size_t>(i) * C;
+    const float* x = inp + static_cast<size_t>(i) * C;
+    double a = 0, b = 0;
+    for (int c = 0; c < C; c++) {
+      const double norm = (x[c] - mean[i]) * static_cast<double>(rstd[i]);
+      a += weight[c] * d[c];
+      b += weight[c] * d[c] * norm;
+    }
+    a /= C;
+    b /= C;
+    for (int c = 0; c < C; c++) {
+      const double norm = (x[c] - mean[i]) * static_cast<double>(rstd[i]);
+      dweight[c] += static_cast<float>(norm * d[c]);
+      dbias[c] += d[c];
+      dinp[static_cast<size_t>(i) * C + c] +=
+          static_cast<float>((weight[c] * d[c] - a - norm * b) * rstd[i]);
+    }
+  }
+}
+
+void MatmulForward(float* out, const float* inp, const float* weight, const float* bias, int N,
+                   int C, int OC, float beta) {
+  for (int i = 0; i < N; i++) {
+    for (int o = 0; o < OC; o++) {
+      double sum = bias != nullptr ? bias[o] : 0.0;
+      for (int c = 0; c < C; c++) {
+        sum += static_cast<double>(inp[static_cast<size_t>(i) * C + c]) *
+               weight[static_cast<size_t>(o) * C + c];
+      }
+      float& dst = out[static_cast<size_t>(i) * OC + o];
+      dst = static_cast<float>(sum + (beta != 0.0f ? beta * dst : 0.0));
+    }
+  }
+}
+
+void MatmulBackward(float* dinp, float* dweight, float* dbias, const float* dout, const float* inp,
+                    const float* weight, int N, int C, int OC) {
+  for (int i = 0; i < N; i++) {
+    for (int c = 0; c < C; c++) {
+      double sum = 0;
+      for (int o = 0; o < OC; o++) {
+        sum += static_cast<double>(dout[static_cast<size_t>(i) * OC + o]) *
+               weight[static_cast<size_t>(o) * C + c];
+      }
+      dinp[static_cast<size_t>(i) * C + c] = static_cast<float>(sum);
+    }
+  }
+  for (int o = 0; o < OC; o++) {
+    for (int c = 0; c < C; c++) {
+      double sum = 0;
+      for (int i = 0; i < N; i++) {
+        sum += static_cast<double>(dout[static_cast<size_t>(i) * OC + o]) *
+               inp[static_cast<size_t>(i) * C + c];
+      }
+      dweight[static_cast<size_t>(o) * C + c] += static_cast<float>(sum);
+    }
+    double sum = 0;
+    for (int i = 0; i < N; i++) sum += dout[static_cast<size_t>(i) * OC + o];
+    dbias[o] += static_cast<float>(sum);
+  }
+}
+
+void AttentionForward(float* out, float* att, const float* qkv, int B, int T, int C, int NH) {
+  const int C3 = 3 * C, hs = C / NH;
+  const double scale = 1.0 / std::sqrt(static_cast<double>(hs));
+  for (int b = 0; b < B; b++) {
+    for (int t = 0; t < T; t++) {
+      for (int h = 0; h < NH; h++) {
+        const float* q = qkv + (static_cast<size_t>(b) * T + t) * C3 + h * hs;
+        float* row = att + ((static_cast<size_t>(b) * NH + h) * T + t) * T;
+        std::vector<double> s(t + 1);
+        double maxv = -1e300;
+        for (int t2 = 0; t2 <= t; t2++) {
+          const float* k = qkv + (static_cast<size_t>(b) * T + t2) * C3 + C + h * hs;
+          double dot = 0;
+          for (int i = 0; i < hs; i++) dot += static_cast<double>(q[i]) * k[i];
+          s[t2] = dot * scale;
+          maxv = std::max(maxv, s[t2]);
+        }
+        double sum = 0;
+        for (int t2 = 0; t2 <= t; t2++) sum += std::exp(s[t2] - maxv);
+        for (int t2 = 0; t2 <= t; t2++) row[t2] = static_cast<float>(std::exp(s[t2] - maxv) / sum);
+        float* o = out + (static_cast<size_t>(b) * T + t) * C + h * hs;
+        for (int i = 0; i < hs; i++) {
+          double acc = 0;
+          for (int t2 = 0; t2 <= t; t2++) {
+            acc += static_cast<double>(row[t2]) *
+                   qkv[(static_cast<size_t>(b) * T + t2) * C3 + 2 * C + h * hs + i];
+          }
+          o[i] = static_cast<float>(acc);
+        }
+      }
+    }
+  }
+}
+
+void AttentionBackward(float* dqkv, const float* dout, const float* qkv, const float* att, int B,
+                       int T, int C, int NH) {
+  const int C3 = 3 * C, hs = C / NH;
+  const double scale = 1.0 / std::sqrt(static_cast<double>(hs));
+  std::fill(dqkv, dqkv + static_cast<size_t>(B) * T * C3, 0.0f);
+  auto at = [&](int b, int t, int part, int h, int i) {
+    return (static_cast<size_t>(b) * T + t) * C3 + part * C + h * hs + i;
+  };
+  for (int b = 0; b < B; b++) {
+    for (int h = 0; h < NH; h++) {
+      for (int t = 0; t < T; t++) {
+        const float* row = att + ((static_cast<size_t>(b) * NH + h) * T + t) * T;
+        const float* d = dout + (static_cast<size_t>(b) * T + t) * C + h * hs;
+        std::vector<double> da(t + 1);
+        double dot = 0;
+        for (int t2 = 0; t2 <= t; t2++) {
+          double acc = 0;
+          for (int i = 0; i < hs; i++) {
+            acc += static_cast<double>(d[i]) * qkv[at(b, t2, 2, h, i)];
+            dqkv[at(b, t2, 2, h, i)] += row[t2] * d[i];
+          }
+          da[t2] = acc;
+          dot += row[t2] * acc;
+        }
+        for (int t2 = 0; t2 <= t; t2++) {
+          const double ds = row[t2] * (da[t2] - dot) * scale;
+          for (int i = 0; i < hs; i++) {
+            dqkv[at(b, t, 0, h, i)] += static_cast<float>(ds * qkv[at(b, t2, 1, h, i)]);
+            dqkv[at(b, t2, 1, h, i)] += static_cast<float>(ds * qkv[at(b, t, 0, h, i)]);
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace reference
+}  // namespace preflight::train

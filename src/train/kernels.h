@@ -1,0 +1,88 @@
+#pragma once
+// The layers of the GPT, each a pair <Layer>Forward / <Layer>Backward (llm.c's discipline).
+// Argument order everywhere: outputs, cached activations, inputs, weights, then sizes.
+// Size letters: B batch, T time (context), C channels (d_model), OC output channels,
+// NH heads, hs = C/NH head size, V vocabulary.
+//
+// Gradient contract: weight and bias gradients ACCUMULATE (+=) so that zeroing them is one
+// explicit step per optimizer step; input gradients are stated per function ("+=" or "=").
+// A null gradient pointer skips that gradient's work (the hook for freezing: a frozen weight
+// passes null for its dweight, the lowest trainable block passes null for its dinp).
+//
+// Determinism: every reduction runs in an order fixed by the shapes alone (rows are summed in
+// fixed blocks of kRowBlock, blocks combined in order), never by the thread count, so results
+// are bit-identical for a given build whatever OMP_NUM_THREADS is (the BLAS aside; see
+// doc/train.md).
+//
+// Each fast kernel has a plain-loop twin in namespace reference, used by the tests.
+
+namespace preflight::train {
+
+inline constexpr int kRowBlock = 64;
+
+// out[b,t,:] = wte[inp[b,t],:] + wpe[t,:]
+// out (B,T,C), inp (B,T), wte (V,C), wpe (T,C)
+void EncoderForward(float* out, const int* inp, const float* wte, const float* wpe, int B, int T,
+                    int C);
+// dwte[inp[b,t]] += dout[b,t]; dwpe[t] += dout[b,t]
+void EncoderBackward(float* dwte, float* dwpe, const float* dout, const int* inp, int B, int T,
+                     int C);
+
+// out = (inp - mean) * rstd * weight + bias over the last axis; eps 1e-5, biased variance.
+// out (N,C), mean (N), rstd (N), inp (N,C), weight (C), bias (C); N = B*T rows
+void LayerNormForward(float* out, float* mean, float* rstd, const float* inp, const float* weight,
+                      const float* bias, int N, int C);
+// dinp += ...; dweight += sum dout*norm; dbias += sum dout
+void LayerNormBackward(float* dinp, float* dweight, float* dbias, const float* dout,
+                       const float* inp, const float* weight, const float* mean, const float* rstd,
+                       int N, int C);
+
+// out = beta * out + inp @ weight^T + bias      (beta 0 or 1: 1 fuses a residual add)
+// out (N,OC), inp (N,C), weight (OC,C), bias (OC) or null
+void MatmulForward(float* out, const float* inp, const float* weight, const float* bias, int N,
+                   int C, int OC, float beta = 0.0f);
+// dinp = dout @ weight (overwritten); dweight += dout^T @ inp; dbias += colsum(dout)
+void MatmulBackward(float* dinp, float* dweight, float* dbias, const float* dout, const float* inp,
+                    const float* weight, int N, int C, int OC);
+
+// Causal multi-head self-attention over packed q,k,v:
+//   att[b,h,t,:] = softmax_{t2<=t}( q_t . k_t2 / sqrt(hs) )   (0 for t2 > t)
+//   out[b,t,h*hs:(h+1)*hs] = sum_t2 att[b,h,t,t2] * v_t2
+// out (B,T,C), att (B,NH,T,T), qkv (B,T,3C) with q at [0,C), k at [C,2C), v at [2C,3C)
+void AttentionForward(float* out, float* att, const float* qkv, int B, int T, int C, int NH);
+// dqkv = ... (overwritten)
+void AttentionBackward(float* dqkv, const float* dout, const float* qkv, const float* att, int B,
+                       int T, int C, int NH);
+
+// out = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))   (GPT-2's tanh approximation)
+// out (N), inp (N)
+void GeluForward(float* out, const float* inp, int N);
+// dinp = dout * gelu'(inp) (overwritten; dinp may alias dout)
+void GeluBackward(float* dinp, const float* inp, const float* dout, int N);
+
+// losses[i] = logsumexp(logits[i,:]) - logits[i, targets[i]]
+// losses (N), logits (N,V), targets (N)
+void CrossEntropyForward(float* losses, const float* logits, const int* targets, int N, int V);
+// In place: logits[i,:] becomes dloss * (softmax(logits[i,:]) - onehot(targets[i])).
+void CrossEntropyBackward(float* logits, const int* targets, float dloss, int N, int V);
+
+// out[i] = a[i] + b[i]
+void ResidualForward(float* out, const float* a, const float* b, int N);
+
+namespace reference {
+// Plain loops, llm.c-style: the statement of what the fast kernels compute.
+void LayerNormForward(float* out, float* mean, float* rstd, const float* inp, const float* weight,
+                      const float* bias, int N, int C);
+void LayerNormBackward(float* dinp, float* dweight, float* dbias, const float* dout,
+                       const float* inp, const float* weight, const float* mean, const float* rstd,
+                       int N, int C);
+void MatmulForward(float* out, const float* inp, const float* weight, const float* bias, int N,
+                   int C, int OC, float beta = 0.0f);
+void MatmulBackward(float* dinp, float* dweight, float* dbias, const float* dout, const float* inp,
+                    const float* weight, int N, int C, int OC);
+void AttentionForward(float* out, float* att, const float* qkv, int B, int T, int C, int NH);
+void AttentionBackward(float* dqkv, const float* dout, const float* qkv, const float* att, int B,
+                       int T, int C, int NH);
+}  // namespace reference
+
+}  // namespace preflight::train

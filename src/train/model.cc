@@ -1,0 +1,223 @@
+#include "train/model.h"
+
+#include <cmath>
+#include <cstring>
+
+#include "train/kernels.h"
+#include "train/rng.h"
+
+namespace preflight::train {
+
+Gpt::Gpt(const ModelConfig& config) : config_(config) {
+  const size_t L = config.layers, C = config.d_model, T = config.context, V = config.vocab;
+  const size_t B = config.batch, NH = config.heads;
+  struct Spec {
+    const char* name;
+    size_t size;
+    bool decay, per_layer;
+  };
+  const Spec specs[kNumParamTensors] = {
+      {"wte", V * C, true, false},
+      {"wpe", T * C, true, false},
+      {"ln1w", L * C, false, true},
+      {"ln1b", L * C, false, true},
+      {"qkvw", L * 3 * C * C, true, true},
+      {"qkvb", L * 3 * C, false, true},
+      {"attprojw", L * C * C, true, true},
+      {"attprojb", L * C, false, true},
+      {"ln2w", L * C, false, true},
+      {"ln2b", L * C, false, true},
+      {"fcw", L * 4 * C * C, true, true},
+      {"fcb", L * 4 * C, false, true},
+      {"fcprojw", L * C * 4 * C, true, true},
+      {"fcprojb", L * C, false, true},
+      {"lnfw", C, false, false},
+      {"lnfb", C, false, false},
+  };
+  for (const Spec& s : specs) {
+    tensors_.push_back({s.name, num_params_, s.size, s.decay, s.per_layer});
+    num_params_ += s.size;
+  }
+  params_ = std::make_unique<float[]>(num_params_);  // value-initialised: zeros
+  grads_ = std::make_unique<float[]>(num_params_);
+
+  const size_t BT = B * T;
+  const size_t sizes[] = {
+      BT * C,  // encoded
+      L * BT * C,
+      L * BT,
+      L * BT,              // ln1, mean, rstd
+      L * BT * 3 * C,      // qkv
+      L * B * NH * T * T,  // att
+      L * BT * C,
+      L * BT * C,  // atty, residual2
+      L * BT * C,
+      L * BT,
+      L * BT,  // ln2, mean, rstd
+      L * BT * 4 * C,
+      L * BT * 4 * C,  // fch, fch_gelu
+      L * BT * C,      // residual3
+      BT * C,
+      BT,
+      BT,  // lnf, mean, rstd
+      BT * V,
+      BT,  // logits, losses
+      BT * C,
+      BT * C,
+      BT * 3 * C,
+      BT * 4 * C,  // dres, dbtc, dqkv, dfch
+  };
+  float** views[] = {
+      &acts_.encoded,  &acts_.ln1,      &acts_.ln1_mean,  &acts_.ln1_rstd,  &acts_.qkv,
+      &acts_.att,      &acts_.atty,     &acts_.residual2, &acts_.ln2,       &acts_.ln2_mean,
+      &acts_.ln2_rstd, &acts_.fch,      &acts_.fch_gelu,  &acts_.residual3, &acts_.lnf,
+      &acts_.lnf_mean, &acts_.lnf_rstd, &acts_.logits,    &acts_.losses,    &acts_.dres,
+      &acts_.dbtc,     &acts_.dqkv,     &acts_.dfch,
+  };
+  static_assert(sizeof(sizes) / sizeof(sizes[0]) == sizeof(views) / sizeof(views[0]));
+  num_acts_ = 0;
+  for (size_t s : sizes) num_acts_ += s;
+  act_memory_ = std::make_unique<float[]>(num_acts_);  // zeros: att's upper triangle stays 0
+  float* p = act_memory_.get();
+  for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+    *views[i] = p;
+    p += sizes[i];
+  }
+  inputs_.assign(BT, 0);
+  targets_.assign(BT, 0);
+}
+
+void Gpt::InitWeights(uint64_t seed) {
+  Rng rng(seed);
+  const double residual_std = 0.02 / std::sqrt(2.0 * config_.layers);
+  for (int i = 0; i < kNumParamTensors; i++) {
+    const ParamTensor& t = tensors_[i];
+    float* w = params_.get() + t.offset;
+    if (i == kLn1w || i == kLn2w || i == kLnfw) {
+      for (size_t j = 0; j < t.size; j++) w[j] = 1.0f;
+    } else if (!t.decay) {
+      for (size_t j = 0; j < t.size; j++) w[j] = 0.0f;
+    } else {
+      const double std = (i == kAttprojw || i == kFcprojw) ? residual_std : 0.02;
+      for (size_t j = 0; j < t.size; j++) w[j] = static_cast<float>(rng.Normal() * std);
+    }
+  }
+}
+
+float Gpt::Forward(const int* inputs, const int* targets) {
+  const int B = config_.batch, T = config_.context, C = config_.d_model, L = config_.layers;
+  const int NH = config_.heads, V = config_.vocab, BT = B * T;
+  const size_t btc = static_cast<size_t>(BT) * C;
+  std::memcpy(inputs_.data(), inputs, sizeof(int) * BT);
+  have_targets_ = targets != nullptr;
+  if (have_targets_) std::memcpy(targets_.data(), targets, sizeof(int) * BT);
+
+  Activations& a = acts_;
+  EncoderForward(a.encoded, inputs_.data(), param(kWte), param(kWpe), B, T, C);
+  for (int l = 0; l < L; l++) {
+    const float* residual = l == 0 ? a.encoded : a.residual3 + (l - 1) * btc;
+    float* ln1 = a.ln1 + l * btc;
+    float* ln1_mean = a.ln1_mean + static_cast<size_t>(l) * BT;
+    float* ln1_rstd = a.ln1_rstd + static_cast<size_t>(l) * BT;
+    float* qkv = a.qkv + l * 3 * btc;
+    float* att = a.att + static_cast<size_t>(l) * B * NH * T * T;
+    float* atty = a.atty + l * btc;
+    float* residual2 = a.residual2 + l * btc;
+    float* ln2 = a.ln2 + l * btc;
+    float* ln2_mean = a.ln2_mean + static_cast<size_t>(l) * BT;
+    float* ln2_rstd = a.ln2_rstd + static_cast<size_t>(l) * BT;
+    float* fch = a.fch + l * 4 * btc;
+    float* fch_gelu = a.fch_gelu + l * 4 * btc;
+    float* residual3 = a.residual3 + l * btc;
+
+    LayerNormForward(ln1, ln1_mean, ln1_rstd, residual, param(kLn1w) + l * C, param(kLn1b) + l * C,
+                     BT, C);
+    MatmulForward(qkv, ln1, param(kQkvw) + static_cast<size_t>(l) * 3 * C * C,
+                  param(kQkvb) + l * 3 * C, BT, C, 3 * C);
+    AttentionForward(atty, att, qkv, B, T, C, NH);
+    // residual2 = residual + atty @ attprojw^T + attprojb: the add is the GEMM's beta = 1.
+    std::memcpy(residual2, residual, sizeof(float) * btc);
+    MatmulForward(residual2, atty, param(kAttprojw) + static_cast<size_t>(l) * C * C,
+                  param(kAttprojb) + l * C, BT, C, C, 1.0f);
+    LayerNormForward(ln2, ln2_mean, ln2_rstd, residual2, param(kLn2w) + l * C, param(kLn2b) + l * C,
+                     BT, C);
+    MatmulForward(fch, ln2, param(kFcw) + static_cast<size_t>(l) * 4 * C * C,
+                  param(kFcb) + l * 4 * C, BT, C, 4 * C);
+    GeluForward(fch_gelu, fch, BT * 4 * C);
+    std::memcpy(residual3, residual2, sizeof(float) * btc);
+    MatmulForward(residual3, fch_gelu, param(kFcprojw) + static_cast<size_t>(l) * 4 * C * C,
+                  param(kFcprojb) + l * C, BT, 4 * C, C, 1.0f);
+  }
+  const float* last = a.residual3 + (L - 1) * btc;
+  LayerNormForward(a.lnf, a.lnf_mean, a.lnf_rstd, last, param(kLnfw), param(kLnfb), BT, C);
+  MatmulForward(a.logits, a.lnf, param(kWte), nullptr, BT, C, V);
+  if (!have_targets_) return 0.0f;
+  CrossEntropyForward(a.losses, a.logits, targets_.data(), BT, V);
+  double sum = 0.0;  // in position order: deterministic
+  for (int i = 0; i < BT; i++) sum += a.losses[i];
+  return static_cast<float>(sum / BT);
+}
+
+void Gpt::ZeroGrad() { std::memset(grads_.get(), 0, sizeof(float) * num_params_); }
+
+void Gpt::Backward() {
+  const int B = config_.batch, T = config_.context, C = config_.d_model, L = config_.layers;
+  const int NH = config_.heads, V = config_.vocab, BT = B * T;
+  const size_t btc = static_cast<size_t>(BT) * C;
+  Activations& a = acts_;
+
+  // loss = mean_i losses[i]  =>  dlogits = (softmax - onehot) / BT, in place over logits.
+  CrossEntropyBackward(a.logits, targets_.data(), 1.0f / BT, BT, V);
+  // logits = lnf @ wte^T
+  MatmulBackward(a.dbtc, grad(kWte), nullptr, a.logits, a.lnf, param(kWte), BT, C, V);
+  std::memset(a.dres, 0, sizeof(float) * btc);
+  const float* last = a.residual3 + (L - 1) * btc;
+  LayerNormBackward(a.dres, grad(kLnfw), grad(kLnfb), a.dbtc, last, param(kLnfw), a.lnf_mean,
+                    a.lnf_rstd, BT, C);
+
+  // Blocks from the top down. dres holds d loss / d (block output) on entry and
+  // d loss / d (block input) on exit. (Freezing the lower blocks will stop this loop early.)
+  for (int l = L - 1; l >= 0; l--) {
+    const float* residual = l == 0 ? a.encoded : a.residual3 + (l - 1) * btc;
+    const float* ln1 = a.ln1 + l * btc;
+    const float* qkv = a.qkv + l * 3 * btc;
+    const float* att = a.att + static_cast<size_t>(l) * B * NH * T * T;
+    const float* atty = a.atty + l * btc;
+    const float* residual2 = a.residual2 + l * btc;
+    const float* ln2 = a.ln2 + l * btc;
+    const float* fch = a.fch + l * 4 * btc;
+    const float* fch_gelu = a.fch_gelu + l * 4 * btc;
+
+    // residual3 = residual2 + fch_gelu @ fcprojw^T + fcprojb: dresidual2 = dres (same buffer)
+    MatmulBackward(a.dfch, grad(kFcprojw) + static_cast<size_t>(l) * 4 * C * C,
+                   grad(kFcprojb) + l * C, a.dres, fch_gelu,
+                   param(kFcprojw) + static_cast<size_t>(l) * 4 * C * C, BT, 4 * C, C);
+    // fch_gelu = gelu(fch)
+    GeluBackward(a.dfch, fch, a.dfch, BT * 4 * C);
+    // fch = ln2 @ fcw^T + fcb
+    MatmulBackward(a.dbtc, grad(kFcw) + static_cast<size_t>(l) * 4 * C * C, grad(kFcb) + l * 4 * C,
+                   a.dfch, ln2, param(kFcw) + static_cast<size_t>(l) * 4 * C * C, BT, C, 4 * C);
+    // ln2 = layernorm(residual2): dresidual2 += ...
+    LayerNormBackward(a.dres, grad(kLn2w) + l * C, grad(kLn2b) + l * C, a.dbtc, residual2,
+                      param(kLn2w) + l * C, a.ln2_mean + static_cast<size_t>(l) * BT,
+                      a.ln2_rstd + static_cast<size_t>(l) * BT, BT, C);
+    // residual2 = residual + atty @ attprojw^T + attprojb: dresidual = dres (same buffer)
+    MatmulBackward(a.dbtc, grad(kAttprojw) + static_cast<size_t>(l) * C * C,
+                   grad(kAttprojb) + l * C, a.dres, atty,
+                   param(kAttprojw) + static_cast<size_t>(l) * C * C, BT, C, C);
+    // atty = attention(qkv)
+    AttentionBackward(a.dqkv, a.dbtc, qkv, att, B, T, C, NH);
+    // qkv = ln1 @ qkvw^T + qkvb
+    MatmulBackward(a.dbtc, grad(kQkvw) + static_cast<size_t>(l) * 3 * C * C,
+                   grad(kQkvb) + l * 3 * C, a.dqkv, ln1,
+                   param(kQkvw) + static_cast<size_t>(l) * 3 * C * C, BT, C, 3 * C);
+    // ln1 = layernorm(residual): dresidual += ...
+    LayerNormBackward(a.dres, grad(kLn1w) + l * C, grad(kLn1b) + l * C, a.dbtc, residual,
+                      param(kLn1w) + l * C, a.ln1_mean + static_cast<size_t>(l) * BT,
+                      a.ln1_rstd + static_cast<size_t>(l) * BT, BT, C);
+  }
+  // encoded = wte[inputs] + wpe[t]
+  EncoderBackward(grad(kWte), grad(kWpe), a.dres, inputs_.data(), B, T, C);
+}
+
+}  // namespace preflight::train

@@ -1,0 +1,291 @@
+#include "train/trainer.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "base/clock.h"
+#include "base/file.h"
+#include "base/sha256.h"
+#include "train/blas.h"
+#include "train/checkpoint.h"
+#include "train/data.h"
+#include "train/model.h"
+#include "train/optimizer.h"
+
+namespace preflight::train {
+namespace {
+
+// The window sampler's stream is kept apart from the initialisation's (both come from seed).
+constexpr uint64_t kSamplerSalt = 0xd1b54a32d192ed03ULL;
+
+std::string TokensHash(const std::vector<uint16_t>& tokens) {
+  return Sha256::Hex(std::string_view(reinterpret_cast<const char*>(tokens.data()),
+                                      tokens.size() * sizeof(uint16_t)));
+}
+
+// Everything that determines the curve; a checkpoint resumes only a run with the same one.
+// (The thread count is left out: the kernels' results do not depend on it; see doc/train.md.)
+std::string Fingerprint(const TrainOptions& o, const std::string& data_hash,
+                        const std::string& eval_hash) {
+  nlohmann::json j;
+  j["model"] = {{"layers", o.model.layers}, {"d_model", o.model.d_model},
+                {"heads", o.model.heads},   {"context", o.model.context},
+                {"batch", o.model.batch},   {"vocab", o.model.vocab}};
+  j["steps"] = o.steps;
+  j["seed"] = o.seed;
+  j["eval_every"] = o.eval_every;
+  j["eval_max_windows"] = o.eval_max_windows;
+  j["lr"] = o.lr;
+  j["warmup_steps"] = o.warmup_steps;
+  j["min_lr_ratio"] = o.min_lr_ratio;
+  j["adamw"] = {o.beta1, o.beta2, o.weight_decay};
+  j["grad_clip"] = o.grad_clip;
+  j["data_tokens_sha256"] = data_hash;
+  j["eval_tokens_sha256"] = eval_hash;
+  return j.dump();  // nlohmann sorts keys: canonical
+}
+
+Status WriteCurve(const std::string& path, const std::vector<EvalPoint>& curve) {
+  std::string out;
+  for (const EvalPoint& p : curve) {
+    nlohmann::json line = {{"step", p.step}, {"eval_bpb", p.eval_bpb}};
+    out += line.dump() + "\n";
+  }
+  return WriteFileAtomically(path, out);
+}
+
+// Mean loss over the counted positions of every eval window, in bits per token.
+double Evaluate(Gpt& model, const std::vector<uint16_t>& tokens,
+                const std::vector<EvalWindow>& windows, std::vector<int>& inputs,
+                std::vector<int>& targets) {
+  const int B = model.config().batch, T = model.config().context;
+  double total = 0.0;
+  int64_t count = 0;
+  for (size_t w0 = 0; w0 < windows.size(); w0 += B) {
+    const int nb = static_cast<int>(std::min<size_t>(B, windows.size() - w0));
+    for (int b = 0; b < B; b++) {
+      // A short last batch repeats its last window; the repeats are not counted.
+      const EvalWindow& w = windows[w0 + std::min(b, nb - 1)];
+      for (int t = 0; t < T; t++) {
+        inputs[b * T + t] = tokens[w.start + t];
+        targets[b * T + t] = tokens[w.start + t + 1];
+      }
+    }
+    model.Forward(inputs.data(), targets.data());
+    const float* losses = model.losses();
+    for (int b = 0; b < nb; b++) {
+      for (int t = windows[w0 + b].first_counted; t < T; t++) {
+        total += losses[b * T + t];
+        count++;
+      }
+    }
+  }
+  return total / static_cast<double>(count) / std::log(2.0);
+}
+
+std::string NonFinite(double x) { return std::isnan(x) ? "NaN" : "infinite"; }
+
+}  // namespace
+
+Result<TrainOptions> ResolveOptions(const TrainOptions& options) {
+  TrainOptions o = options;
+  PF_RETURN_IF_ERROR(ValidateModel(o.model));
+  if (o.steps < 0) return Status::InvalidArgument("--steps must be >= 0");
+  if (!(o.lr > 0.0f) || !std::isfinite(o.lr)) {
+    return Status::InvalidArgument("--lr must be a positive number");
+  }
+  if (o.eval_every < 0) return Status::InvalidArgument("--eval-every must be >= 0");
+  if (o.eval_every == 0) o.eval_every = std::max<int64_t>(1, o.steps / 20);
+  if (o.warmup_steps < 0) o.warmup_steps = std::min<int64_t>(100, o.steps / 10);
+  if (o.threads < 0) return Status::InvalidArgument("--threads must be >= 0");
+  if (o.threads == 0) o.threads = omp_get_num_procs();
+  if (o.checkpoint_every < 0) return Status::InvalidArgument("checkpoint_every must be >= 0");
+  return o;
+}
+
+Result<TrainResult> TrainOnDocuments(const TrainOptions& options,
+                                     const std::vector<std::string>& train_docs,
+                                     const std::vector<std::string>& eval_docs,
+                                     const std::function<void(const StepInfo&)>& on_step) {
+  CostMeter meter;
+  PF_ASSIGN_OR_RETURN(const TrainOptions o, ResolveOptions(options));
+  const ModelConfig& cfg = o.model;
+  const int B = cfg.batch, T = cfg.context;
+  const std::string data_name = o.data_path.empty() ? "training data" : o.data_path;
+  const std::string eval_name = o.eval_path.empty() ? "eval data" : o.eval_path;
+
+  const std::vector<uint16_t> train_tokens = Tokenize(train_docs);
+  if (train_tokens.size() < static_cast<size_t>(T) + 1) {
+    return Status::InvalidArgument(
+        data_name + ": " + std::to_string(train_tokens.size()) +
+        " tokens (bytes plus one boundary per document), fewer than one context window of " +
+        std::to_string(T + 1) + "; give more data or a smaller --context");
+  }
+  if (eval_docs.empty()) {
+    return Status::InvalidArgument(eval_name +
+                                   ": the eval set is empty; give a held-out JSONL "
+                                   "file with at least one document");
+  }
+  const std::vector<uint16_t> eval_tokens = Tokenize(eval_docs);
+  if (eval_tokens.size() < static_cast<size_t>(T) + 1) {
+    return Status::InvalidArgument(eval_name + ": " + std::to_string(eval_tokens.size()) +
+                                   " tokens, fewer than one context window of " +
+                                   std::to_string(T + 1) +
+                                   "; give more held-out text or a "
+                                   "smaller --context");
+  }
+  const std::vector<EvalWindow> windows =
+      MakeEvalWindows(static_cast<int64_t>(eval_tokens.size()), T, o.eval_max_windows);
+
+  SetThreads(o.threads);
+  Gpt model(cfg);
+  model.InitWeights(o.seed);
+  const size_t n = model.num_params();
+  std::vector<float> adam_m(n, 0.0f), adam_v(n, 0.0f);
+  WindowSampler sampler(&train_tokens, T, o.seed ^ kSamplerSalt);
+  AdamWConfig adam{o.beta1, o.beta2, 1e-8f, o.weight_decay};
+
+  TrainResult result;
+  result.params = ParamCount(cfg);
+  result.tokens_per_step = static_cast<int64_t>(B) * T;
+  result.flops_per_step = FlopsPerToken(cfg) * static_cast<double>(result.tokens_per_step);
+  result.final_train_loss = std::nanf("");
+
+  const std::string fingerprint = Fingerprint(o, TokensHash(train_tokens), TokensHash(eval_tokens));
+  const std::string ckpt_path = o.run_dir.empty() ? "" : JoinPath(o.run_dir, "checkpoint.bin");
+  const std::string curve_path = o.run_dir.empty() ? "" : JoinPath(o.run_dir, "curve.jsonl");
+  int64_t step = 0, last_saved = -1;
+  double prior_train_seconds = 0, prior_core_seconds = 0;
+  std::vector<EvalPoint> curve;
+
+  if (!o.run_dir.empty()) {
+    PF_RETURN_IF_ERROR(MakeDirectories(o.run_dir));
+    if (PathExists(ckpt_path)) {
+      PF_ASSIGN_OR_RETURN(Checkpoint c, ReadCheckpoint(ckpt_path));
+      if (c.fingerprint != fingerprint) {
+        return Status::InvalidArgument(
+            ckpt_path +
+            ": this run folder holds a checkpoint of a different run (model, steps, "
+            "seed, schedule or data differ); use a new --out folder, or delete it to start over");
+      }
+      if (c.params.size() != n) return Status::Corruption(ckpt_path + ": parameter count differs");
+      std::copy(c.params.begin(), c.params.end(), model.params());
+      adam_m = std::move(c.adam_m);
+      adam_v = std::move(c.adam_v);
+      sampler.rng().set_state(c.rng);
+      step = last_saved = c.step;
+      for (const auto& p : c.curve) curve.push_back({p.step, p.eval_bpb});
+      prior_train_seconds = c.train_seconds;
+      prior_core_seconds = c.core_seconds;
+      result.resumed = true;
+      // The curve file may hold a point written after this checkpoint; the checkpoint rules.
+      PF_RETURN_IF_ERROR(WriteCurve(curve_path, curve));
+    }
+  }
+
+  auto save = [&]() -> Status {
+    if (ckpt_path.empty() || last_saved == step) return Status::Ok();
+    Checkpoint c;
+    c.fingerprint = fingerprint;
+    c.step = step;
+    c.rng = sampler.rng().state();
+    for (const EvalPoint& p : curve) c.curve.push_back({p.step, p.eval_bpb});
+    c.train_seconds = prior_train_seconds + result.train_seconds;
+    c.core_seconds = prior_core_seconds + meter.core_seconds();
+    c.params.assign(model.params(), model.params() + n);
+    c.adam_m = adam_m;
+    c.adam_v = adam_v;
+    PF_RETURN_IF_ERROR(WriteCheckpoint(ckpt_path, c));
+    last_saved = step;
+    return Status::Ok();
+  };
+  auto diverged = [&](const char* what, double value) {
+    std::string kept = last_saved >= 0
+                           ? "the last good checkpoint (step " + std::to_string(last_saved) +
+                                 ") is kept in " + ckpt_path
+                           : "no checkpoint was written";
+    return Status::InvalidArgument("training diverged at step " + std::to_string(step + 1) + ": " +
+                                   what + " is " + NonFinite(value) + "; " + kept + "; lower --lr");
+  };
+
+  std::vector<int> inputs(static_cast<size_t>(B) * T), targets(static_cast<size_t>(B) * T);
+  const int64_t first_step = step;
+  const double t0 = WallSeconds();
+  result.completed = true;
+  while (true) {
+    const bool eval_due = (step % o.eval_every == 0 || step == o.steps) &&
+                          (curve.empty() || curve.back().step != step);
+    if (eval_due) {
+      const double bpb = Evaluate(model, eval_tokens, windows, inputs, targets);
+      if (!std::isfinite(bpb)) return diverged("the eval loss", bpb);
+      curve.push_back({step, bpb});
+      if (!curve_path.empty()) PF_RETURN_IF_ERROR(WriteCurve(curve_path, curve));
+      if (on_step) {
+        StepInfo info;
+        info.step = step;
+        info.steps = o.steps;
+        info.loss = std::nanf("");
+        info.eval_bpb = bpb;
+        on_step(info);
+      }
+    }
+    const bool stop_here = step == o.stop_after_step && step < o.steps;
+    if (eval_due || step == o.steps || stop_here ||
+        (o.checkpoint_every > 0 && step % o.checkpoint_every == 0)) {
+      PF_RETURN_IF_ERROR(save());
+    }
+    if (step >= o.steps) break;
+    if (stop_here) {
+      result.completed = false;
+      break;
+    }
+
+    const double ts = WallSeconds();
+    const float lr = LearningRate(step, o.steps, o.warmup_steps, o.lr, o.min_lr_ratio);
+    sampler.Next(B, inputs.data(), targets.data());
+    const StepStats stats = TrainStep(model, adam_m.data(), adam_v.data(), inputs.data(),
+                                      targets.data(), lr, step + 1, adam, o.grad_clip);
+    const float loss = stats.loss;
+    if (!std::isfinite(loss)) return diverged("the training loss", loss);
+    if (!std::isfinite(stats.grad_norm)) return diverged("the gradient norm", stats.grad_norm);
+    step++;
+    result.train_seconds += WallSeconds() - ts;
+    result.final_train_loss = loss;
+    if (on_step) {
+      StepInfo info;
+      info.step = step;
+      info.steps = o.steps;
+      info.loss = loss;
+      info.lr = lr;
+      info.tokens_per_second = static_cast<double>(step - first_step) * result.tokens_per_step /
+                               std::max(1e-9, WallSeconds() - t0);
+      info.eval_bpb = std::nan("");
+      on_step(info);
+    }
+  }
+
+  result.curve = curve;
+  result.steps = step;
+  result.train_seconds += prior_train_seconds;
+  result.core_seconds = prior_core_seconds + meter.core_seconds();
+  result.tokens_per_second =
+      result.train_seconds > 0
+          ? static_cast<double>(step) * result.tokens_per_step / result.train_seconds
+          : 0.0;
+  result.final_eval_bpb = curve.empty() ? std::nan("") : curve.back().eval_bpb;
+  return result;
+}
+
+Result<TrainResult> Train(const TrainOptions& options,
+                          const std::function<void(const StepInfo&)>& on_step) {
+  PF_RETURN_IF_ERROR(ValidateModel(options.model));
+  PF_ASSIGN_OR_RETURN(std::vector<std::string> train_docs, ReadJsonlTexts(options.data_path));
+  PF_ASSIGN_OR_RETURN(std::vector<std::string> eval_docs, ReadJsonlTexts(options.eval_path));
+  return TrainOnDocuments(options, train_docs, eval_docs, on_step);
+}
+
+}  // namespace preflight::train

@@ -1,0 +1,103 @@
+#pragma once
+// preflight's training engine, as a library: train a small byte-level GPT on a set of documents,
+// evaluate it on a held-out set every E steps, checkpoint, and resume.
+//
+// Contract
+// - Ownership: Train owns everything it allocates and frees it before returning; the caller
+//   owns the options, the documents and the callback, which must outlive the call.
+// - Thread-safety: NOT safe to call concurrently in one process. Train sets the process-wide
+//   OpenMP and BLAS thread counts (options.threads) and uses every one of those threads. Run
+//   concurrent trainings in separate processes.
+// - Determinism: same options (seed, data, steps, schedule) and thread count give a
+//   bit-identical curve and final parameters, also across a kill and resume (doc/train.md).
+// - Files (when run_dir is not empty): run_dir/checkpoint.bin (doc/checkpoint-format.md) and
+//   run_dir/curve.jsonl ({"step","eval_bpb"} per line, rewritten atomically after each eval).
+//   Both are always whole: a crash or kill at any moment leaves the last complete versions.
+// - Resume: when run_dir holds a checkpoint whose fingerprint (model, steps, seed, schedule,
+//   optimizer, eval settings, hashes of the training and eval tokens) matches, training
+//   continues from it and the result is as if it had never stopped (resumed = true). A
+//   checkpoint of a finished run returns its result without training. A checkpoint for other
+//   options is an InvalidArgument error (nothing is overwritten): use a fresh run_dir.
+// - Failure: a Status, and run_dir holds the last good checkpoint (if any was written).
+//   InvalidArgument/NotFound for bad input (unreadable data, data shorter than one context
+//   window, an empty eval set, a bad model shape, a loss that became NaN or infinite: the
+//   message names the step), Corruption for a damaged checkpoint, IOError for the disk.
+//
+// Freezing (issue 8) is meant to enter as per-tensor "trainable" flags and a lowest trainable
+// block: Gpt::Backward's block loop stops there and frozen tensors pass null gradients to the
+// kernels (kernels.h already skips work for null gradient pointers).
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "train/config.h"
+
+namespace preflight::train {
+
+struct TrainOptions {
+  ModelConfig model;      // NamedModel("small") by default
+  std::string data_path;  // JSONL with a "text" field (Train only)
+  std::string eval_path;  // held-out JSONL (Train only)
+  std::string run_dir;    // checkpoints and curve; "" = keep nothing on disk (no resume)
+  int64_t steps = 1000;
+  uint64_t seed = 1;       // initial weights and training windows
+  int64_t eval_every = 0;  // 0 = max(1, steps / 20); an eval also runs at step 0 and at the end
+  int64_t eval_max_windows = 0;  // 0 = every window of the eval set; else that many, evenly spread
+  int threads = 0;               // 0 = every processor OpenMP sees
+  float lr = 1e-3f;              // peak learning rate
+  int64_t warmup_steps = -1;     // -1 = min(100, steps / 10)
+  float min_lr_ratio = 0.1f;     // cosine decays to this fraction of lr
+  float beta1 = 0.9f, beta2 = 0.95f, weight_decay = 0.1f, grad_clip = 1.0f;
+  int64_t checkpoint_every = 0;  // 0 = at every eval; also always at the end
+  // For tests and interrupted trials: after this many steps, write a checkpoint and return as if
+  // killed there (completed = false). -1 = never.
+  int64_t stop_after_step = -1;
+};
+
+struct EvalPoint {
+  int64_t step = 0;     // optimizer steps taken before this eval
+  double eval_bpb = 0;  // mean loss over the eval windows, in bits per token (= per byte)
+};
+
+// What on_step receives after every training step and after every eval.
+struct StepInfo {
+  int64_t step = 0;   // steps completed
+  int64_t steps = 0;  // steps in the run
+  float loss = 0;     // this step's training loss (nats per token); NaN at an eval
+  float lr = 0;
+  double tokens_per_second = 0;  // training throughput of this invocation so far
+  double eval_bpb = 0;           // NaN unless this call reports an eval
+};
+
+struct TrainResult {
+  std::vector<EvalPoint> curve;
+  double flops_per_step = 0;     // FlopsPerToken * tokens_per_step (convention: config.h)
+  int64_t tokens_per_step = 0;   // batch * context
+  int64_t steps = 0;             // steps completed
+  int64_t params = 0;            // ParamCount
+  double tokens_per_second = 0;  // training tokens / training wall seconds (evals excluded)
+  double core_seconds = 0;       // CPU seconds of the whole run (training + evals), all calls
+  double train_seconds = 0;      // wall seconds in training steps, all calls
+  double final_eval_bpb = 0;     // the curve's last point
+  float final_train_loss = 0;    // NaN when no step ran in this call
+  bool resumed = false;          // started from a checkpoint
+  bool completed = false;        // false only after stop_after_step
+};
+
+// Resolves the automatic options (eval_every, warmup_steps, threads) and checks them.
+Result<TrainOptions> ResolveOptions(const TrainOptions& options);
+
+// Reads data_path and eval_path (JSONL, field "text") and trains.
+Result<TrainResult> Train(const TrainOptions& options,
+                          const std::function<void(const StepInfo&)>& on_step = {});
+
+// The same on documents already in memory (data_path and eval_path are ignored).
+Result<TrainResult> TrainOnDocuments(const TrainOptions& options,
+                                     const std::vector<std::string>& train_docs,
+                                     const std::vector<std::string>& eval_docs,
+                                     const std::function<void(const StepInfo&)>& on_step = {});
+
+}  // namespace preflight::train

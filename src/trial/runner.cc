@@ -1,0 +1,357 @@
+#include "trial/runner.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "base/clock.h"
+#include "base/file.h"
+#include "base/sha256.h"
+#include "corpus/scanner.h"
+#include "select/selector.h"
+#include "train/trainer.h"
+
+namespace preflight::trial {
+namespace {
+
+constexpr int kManifestVersion = 1;
+
+std::string ArmFile(const TrialConfig& c, const std::string& arm) {
+  return JoinPath(c.out_dir, "arms/" + arm + ".jsonl");
+}
+std::string RunDir(const TrialConfig& c, const std::string& arm, int seed) {
+  return JoinPath(c.out_dir, "runs/" + arm + "-s" + std::to_string(seed));
+}
+
+std::vector<ArmSpec> ArmSpecs(const TrialConfig& c) {
+  std::vector<ArmSpec> arms = {{"random", "random", ""}, {"curated", c.selector, ""}};
+  if (c.baseline == "first") arms.push_back({"first", "first", ""});
+  return arms;
+}
+
+Status Validate(const TrialConfig& c) {
+  if (c.pool.empty()) return Status::InvalidArgument("--pool is required");
+  if (c.target_select.empty()) return Status::InvalidArgument("--target-select is required");
+  if (c.target_eval.empty()) return Status::InvalidArgument("--target-eval is required");
+  if (c.out_dir.empty()) return Status::InvalidArgument("--out is required");
+  if (c.selector == "random") {
+    return Status::InvalidArgument("--selector random would compare random data with itself; choose dsir, "
+                                   "classifier or first");
+  }
+  if (c.baseline != "" && c.baseline != "first") {
+    return Status::InvalidArgument("--baseline must be 'first' (or absent), not '" + c.baseline + "'");
+  }
+  if (c.seeds < 1) return Status::InvalidArgument("--seeds must be at least 1");
+  if (c.steps < 1) return Status::InvalidArgument("--steps must be at least 1");
+  if (!(c.keep > 0 && c.keep <= 1)) return Status::InvalidArgument("--keep must be in (0, 1]");
+  return train::ValidateModel(c.model);
+}
+
+// The held-out file's identity for the receipt (it is read only by the runs' evaluation).
+Result<nlohmann::json> DescribeInput(const std::string& path, const std::string& role) {
+  corpus::ReadOptions read;
+  PF_ASSIGN_OR_RETURN(corpus::ScanSummary s,
+                      corpus::ScanDocuments({path}, read, [](int, const corpus::Record&, std::string_view) {}));
+  return nlohmann::json{{"role", role}, {"path", path}, {"sha256", s.inputs[0].sha256},
+                        {"docs", s.docs}, {"bytes", s.text_bytes}};
+}
+
+class Manifest {
+ public:
+  explicit Manifest(std::string path) : path_(std::move(path)) {}
+
+  Status Load(const nlohmann::json& config) {
+    if (!PathExists(path_)) {
+      doc_ = {{"version", kManifestVersion}, {"config", config}, {"arms", nlohmann::json::object()},
+              {"runs", nlohmann::json::object()}, {"done", false}};
+      return Save();
+    }
+    PF_ASSIGN_OR_RETURN(std::string text, ReadFileToString(path_));
+    doc_ = nlohmann::json::parse(text, nullptr, false);
+    if (doc_.is_discarded() || !doc_.is_object() || !doc_.contains("config")) {
+      return Status::Corruption(path_ + ": not a trial manifest; use a new --out folder");
+    }
+    if (doc_["config"] != config) {
+      std::string diff;
+      for (auto& [k, v] : config.items()) {
+        if (!doc_["config"].contains(k) || doc_["config"][k] != v) diff += (diff.empty() ? "" : ", ") + k;
+      }
+      return Status::InvalidArgument(path_ + ": this folder holds a different trial (" + diff +
+                                     " differ); use a new --out folder or the same flags");
+    }
+    return Status::Ok();
+  }
+  Status Save() { return WriteFileAtomically(path_, doc_.dump(2) + "\n"); }
+  nlohmann::json& doc() { return doc_; }
+
+ private:
+  std::string path_;
+  nlohmann::json doc_;
+};
+
+Curve CurveFromJson(const nlohmann::json& j) {
+  Curve c;
+  for (const auto& p : j) {
+    c.steps.push_back(p["step"].get<int64_t>());
+    c.bpb.push_back(p["eval_bpb"].get<double>());
+  }
+  return c;
+}
+
+nlohmann::json CurveToJson(const std::vector<train::EvalPoint>& curve) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& p : curve) out.push_back({{"step", p.step}, {"eval_bpb", p.eval_bpb}});
+  return out;
+}
+
+train::TrainOptions RunOptions(const TrialConfig& c, const std::string& arm, int seed) {
+  train::TrainOptions t;
+  t.model = c.model;
+  t.data_path = ArmFile(c, arm);
+  t.eval_path = c.target_eval;
+  t.run_dir = RunDir(c, arm, seed);
+  t.steps = c.steps;
+  t.seed = static_cast<uint64_t>(seed);
+  t.eval_every = c.eval_every;
+  t.eval_max_windows = c.eval_max_windows;
+  t.threads = c.threads;
+  t.lr = c.lr;
+  return t;
+}
+
+}  // namespace
+
+nlohmann::json TrialConfig::ToJson() const {
+  return {{"pool", pool},
+          {"target_select", target_select},
+          {"target_eval", target_eval},
+          {"target_name", target_name},
+          {"selector", selector},
+          {"keep", keep},
+          {"selection_seed", selection_seed},
+          {"baseline", baseline},
+          {"seeds", seeds},
+          {"model", {{"name", model_name}, {"layers", model.layers}, {"d_model", model.d_model},
+                     {"heads", model.heads}, {"context", model.context}, {"batch", model.batch}}},
+          {"steps", steps},
+          {"eval_every", eval_every},
+          {"eval_max_windows", eval_max_windows},
+          {"lr", lr},
+          {"threads", threads},
+          {"forecast", forecast_hash}};
+}
+
+Result<double> EstimateTrialSeconds(const TrialConfig& c) {
+  PF_RETURN_IF_ERROR(Validate(c));
+  // Three steps on synthetic text time one step of this model on this machine.
+  std::string doc;
+  for (int i = 0; doc.size() < static_cast<size_t>(c.model.context) * c.model.batch * 4; ++i) {
+    doc += "calibration text number " + std::to_string(i * 7919 % 1000) + ". ";
+  }
+  train::TrainOptions t;
+  t.model = c.model;
+  t.steps = 4;
+  t.eval_every = 1000;
+  t.eval_max_windows = 1;
+  t.threads = c.threads;
+  double start = WallSeconds();
+  double first_step_done = 0;
+  auto r = train::TrainOnDocuments(t, {doc}, {doc}, [&](const train::StepInfo& info) {
+    if (info.step == 1 && std::isnan(info.eval_bpb) && first_step_done == 0) first_step_done = WallSeconds();
+  });
+  PF_RETURN_IF_ERROR(r.status());
+  double per_step = (WallSeconds() - (first_step_done > 0 ? first_step_done : start)) / 3.0;
+  const int arms = c.baseline == "first" ? 3 : 2;
+  // Evals cost about a forward pass per eval window; selections a few seconds each.
+  return per_step * static_cast<double>(c.steps) * arms * c.seeds * 1.15 + 5.0 * arms;
+}
+
+Result<TrialOutcome> RunTrial(const TrialConfig& c, const std::function<void(const TrialProgress&)>& progress) {
+  PF_RETURN_IF_ERROR(Validate(c));
+  PF_RETURN_IF_ERROR(MakeDirectories(JoinPath(c.out_dir, "arms")));
+  PF_RETURN_IF_ERROR(MakeDirectories(JoinPath(c.out_dir, "runs")));
+  Manifest manifest(JoinPath(c.out_dir, "trial.json"));
+  PF_RETURN_IF_ERROR(manifest.Load(c.ToJson()));
+  nlohmann::json& m = manifest.doc();
+  TrialOutcome outcome;
+  const std::vector<ArmSpec> specs = ArmSpecs(c);
+  const int total_runs = static_cast<int>(specs.size()) * c.seeds;
+
+  // 1. The arms' data.
+  for (const ArmSpec& spec : specs) {
+    if (m["arms"].contains(spec.name) && m["arms"][spec.name].value("done", false) &&
+        PathExists(ArmFile(c, spec.name))) {
+      continue;
+    }
+    if (progress) progress({"select " + spec.name + " (" + spec.data_kind + ")", 0, 0, 0, total_runs});
+    select::SelectOptions o;
+    o.selector = spec.data_kind;
+    o.keep = c.keep;
+    o.seed = c.selection_seed;
+    o.threads = c.threads;
+    o.out_path = ArmFile(c, spec.name);
+    PF_ASSIGN_OR_RETURN(select::SelectionResult s, select::RunSelection(c.pool, {c.target_select}, o));
+    m["arms"][spec.name] = {{"done", true},
+                            {"data_kind", spec.data_kind},
+                            {"schedule", spec.schedule},
+                            {"kept_docs", s.kept_docs},
+                            {"kept_bytes", s.kept_bytes},
+                            {"budget_bytes", s.budget_bytes},
+                            {"pool_docs", s.pool_docs},
+                            {"pool_bytes", s.pool_bytes},
+                            {"selection_core_seconds", s.core_seconds},
+                            {"output_sha256", s.manifest["output"]["sha256"]},
+                            {"inputs", s.manifest["inputs"]}};
+    PF_RETURN_IF_ERROR(manifest.Save());
+  }
+
+  // 2. The runs: seeds 1..S per arm, paired by seed across arms.
+  int run_number = 0;
+  for (const ArmSpec& spec : specs) {
+    for (int seed = 1; seed <= c.seeds; ++seed) {
+      ++run_number;
+      std::string key = spec.name + "-s" + std::to_string(seed);
+      if (m["runs"].contains(key) && m["runs"][key].value("done", false)) {
+        ++outcome.reused_runs;
+        continue;
+      }
+      std::string stage = "train " + spec.name + " seed " + std::to_string(seed);
+      auto r = train::Train(RunOptions(c, spec.name, seed), [&](const train::StepInfo& s) {
+        if (progress && std::isnan(s.eval_bpb)) {
+          progress({stage, s.step, s.steps, run_number, total_runs, s.loss, s.tokens_per_second});
+        }
+      });
+      if (!r.ok()) return r.status();
+      m["runs"][key] = {{"done", true},
+                        {"arm", spec.name},
+                        {"seed", seed},
+                        {"curve", CurveToJson(r->curve)},
+                        {"flops_per_step", r->flops_per_step},
+                        {"tokens_per_step", r->tokens_per_step},
+                        {"steps", r->steps},
+                        {"params", r->params},
+                        {"core_seconds", r->core_seconds},
+                        {"train_seconds", r->train_seconds},
+                        {"tokens_per_second", r->tokens_per_second}};
+      PF_RETURN_IF_ERROR(manifest.Save());
+    }
+  }
+
+  // 3. Compute matching, checked before any saving is computed.
+  std::vector<RunCompute> compute;
+  std::vector<double> per_step_core_seconds;
+  double run_core_seconds = 0;
+  int64_t run_steps = 0;
+  for (const ArmSpec& spec : specs) {
+    for (int seed = 1; seed <= c.seeds; ++seed) {
+      const auto& run = m["runs"][spec.name + "-s" + std::to_string(seed)];
+      compute.push_back({spec.name + "/seed-" + std::to_string(seed), run["flops_per_step"].get<double>(),
+                         run["steps"].get<int64_t>(), run["tokens_per_step"].get<int64_t>()});
+      run_core_seconds += run["core_seconds"].get<double>();
+      per_step_core_seconds.push_back(run["core_seconds"].get<double>() /
+                                      static_cast<double>(std::max<int64_t>(1, run["steps"].get<int64_t>())));
+      run_steps += run["steps"].get<int64_t>();
+    }
+  }
+  PF_RETURN_IF_ERROR(CheckComputeMatched(compute));
+
+  // 4. The numbers.
+  TrialInputs in;
+  for (size_t a = 0; a < specs.size(); ++a) {
+    Arm arm;
+    arm.spec = specs[a];
+    arm.cost_core_seconds = m["arms"][specs[a].name]["selection_core_seconds"].get<double>();
+    if (specs[a].name == "curated") arm.cost_core_seconds += c.forecast_core_seconds;
+    for (int seed = 1; seed <= c.seeds; ++seed) {
+      arm.seeds.push_back(static_cast<uint64_t>(seed));
+      arm.curves.push_back(CurveFromJson(m["runs"][specs[a].name + "-s" + std::to_string(seed)]["curve"]));
+    }
+    in.arms.push_back(std::move(arm));
+  }
+  in.baseline = 0;  // random
+  // f: measured core-seconds per training step, the median over the trial's runs (robust to a
+  // run slowed by other work on the machine); the runs' periodic evaluations are included: a run
+  // stopped at t_R would have made them too.
+  std::sort(per_step_core_seconds.begin(), per_step_core_seconds.end());
+  const size_t mid = per_step_core_seconds.size() / 2;
+  in.core_seconds_per_step = per_step_core_seconds.size() % 2
+                                 ? per_step_core_seconds[mid]
+                                 : 0.5 * (per_step_core_seconds[mid - 1] + per_step_core_seconds[mid]);
+  in.flops_per_step = compute.front().flops_per_step;
+  in.budget_steps = c.steps;
+  PF_ASSIGN_OR_RETURN(TrialResult result, ComputeTrial(in));
+
+  LabQuestion q;
+  q.target = c.target_name.empty() ? c.target_select : c.target_name;
+  q.pool = c.pool.size() == 1 ? c.pool[0] : std::to_string(c.pool.size()) + " pool files";
+  q.selector = c.selector;
+  q.keep = c.keep;
+  q.model = c.model_name;
+  q.model_params = train::ParamCount(c.model);
+  q.steps = c.steps;
+  q.seeds = c.seeds;
+  q.pool_bytes = m["arms"]["random"]["pool_bytes"].get<int64_t>();
+  PF_ASSIGN_OR_RETURN(nlohmann::json eval_input, DescribeInput(c.target_eval, "target_eval"));
+  q.eval_bytes = eval_input["bytes"].get<int64_t>();
+  outcome.lab_record = BuildLabRecord(q, result);
+
+  double selection_core_seconds = 0;
+  for (const ArmSpec& spec : specs) selection_core_seconds += m["arms"][spec.name]["selection_core_seconds"].get<double>();
+  outcome.core_seconds = run_core_seconds + selection_core_seconds;
+  outcome.flops = in.flops_per_step * static_cast<double>(run_steps);
+
+  nlohmann::json res = TrialResultToJson(result);
+  res["lab_record"] = outcome.lab_record;
+  nlohmann::json arms_json = nlohmann::json::object();
+  for (const ArmSpec& spec : specs) {
+    const auto& a = m["arms"][spec.name];
+    arms_json[spec.name] = {{"data_kind", spec.data_kind}, {"kept_docs", a["kept_docs"]},
+                            {"kept_bytes", a["kept_bytes"]}, {"output_sha256", a["output_sha256"]},
+                            {"selection_core_seconds", a["selection_core_seconds"]}};
+  }
+  res["arm_data"] = arms_json;
+  nlohmann::json runs_json = nlohmann::json::array();
+  for (const auto& rc : compute) {
+    runs_json.push_back({{"run", rc.run}, {"flops_per_step", rc.flops_per_step}, {"steps", rc.steps},
+                         {"tokens_per_step", rc.tokens_per_step},
+                         {"tokens", rc.steps * rc.tokens_per_step}});
+  }
+  res["compute"] = {{"matched", true}, {"runs", runs_json}, {"core_seconds_per_step", in.core_seconds_per_step},
+                    {"flops_per_step", in.flops_per_step}};
+  res["model"] = {{"name", c.model_name}, {"params", q.model_params}, {"layers", c.model.layers},
+                  {"d_model", c.model.d_model}, {"heads", c.model.heads}, {"context", c.model.context},
+                  {"batch", c.model.batch}};
+  outcome.result = res;
+
+  // Inputs for the receipt: the pool files, T_sel and T_eval.
+  nlohmann::json inputs = nlohmann::json::array();
+  for (const auto& p : m["arms"]["curated"]["inputs"]["pool"]) {
+    inputs.push_back({{"role", "pool"}, {"path", p["path"]}, {"sha256", p["sha256"]}, {"docs", p["docs"]},
+                      {"bytes", p["bytes"]}});
+  }
+  for (const auto& p : m["arms"]["curated"]["inputs"]["target"]) {
+    inputs.push_back({{"role", "target_select"}, {"path", p["path"]}, {"sha256", p["sha256"]},
+                      {"docs", p["docs"]}, {"bytes", p["bytes"]}});
+  }
+  inputs.push_back(eval_input);
+  outcome.inputs = inputs;
+
+  // 5. What the report needs (the CLI renders it: report/ sits above trial/).
+  outcome.arms = in.arms;
+  outcome.trial = result;
+  outcome.facts = {{"model", c.model_name + " (" + std::to_string(q.model_params) + " parameters, " +
+                                 std::to_string(c.model.layers) + " layers, d_model " +
+                                 std::to_string(c.model.d_model) + ", context " +
+                                 std::to_string(c.model.context) + ", batch " + std::to_string(c.model.batch) + ")"},
+                   {"budget", std::to_string(c.steps) + " steps x " + std::to_string(c.seeds) + " seeds per arm"},
+                   {"pool", q.pool},
+                   {"target (select)", c.target_select},
+                   {"target (eval, held out)", c.target_eval}};
+  outcome.title = c.selector + " on " + q.target;
+  outcome.report_path = JoinPath(c.out_dir, "report.html");
+  PF_RETURN_IF_ERROR(WriteFileAtomically(JoinPath(c.out_dir, "result.json"), res.dump(2) + "\n"));
+  m["done"] = true;
+  PF_RETURN_IF_ERROR(manifest.Save());
+  return outcome;
+}
+
+}  // namespace preflight::trial

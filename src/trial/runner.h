@@ -1,0 +1,92 @@
+#pragma once
+// A trial: does training on the curated part of a pool reach the random part's quality with less
+// compute, and by how much after paying for the selection? (DESIGN.md, "The metrics, exactly".)
+//
+// RunTrial makes the arms (the selector's quarter, a random quarter of the same byte budget, and
+// optionally the first quarter), trains `seeds` runs per arm with paired seeds and identical
+// model, optimizer, schedule, steps, batch and context, evaluates every run on the held-out
+// target on one schedule, checks that the runs were compute-matched, and computes the savings,
+// the bootstrap interval and the lab record (metrics.h). It writes into out_dir:
+//   trial.json          the manifest: the config and what is done (rewritten atomically)
+//   arms/<arm>.jsonl    each arm's documents (+ .manifest.json, the selection's manifest)
+//   runs/<arm>-s<seed>/ each run's checkpoint and curve (train/trainer.h)
+//   result.json         the result (the receipt's "result")
+// and the caller renders report.html from the outcome (report/trial_report.h).
+// Resumable: a rerun of the same config reuses finished arms and runs and resumes the interrupted
+// run from its checkpoint; the result is the same as an uninterrupted trial's, except for the
+// measured costs (core-seconds), which are measurements of the work actually done. A different
+// config in an existing out_dir is refused (nothing is overwritten).
+// Not thread-safe (training uses every thread of the process).
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "base/status.h"
+#include "train/config.h"
+#include "trial/metrics.h"
+
+namespace preflight::trial {
+
+struct TrialConfig {
+  std::vector<std::string> pool;
+  std::string target_select;  // T_sel: what the selector may read
+  std::string target_eval;    // T_eval: held out; read only by the evaluation of training runs
+  std::string target_name;    // for the lab record, e.g. "brown:cj (learned)"
+  std::string selector = "dsir";
+  double keep = 0.25;
+  uint64_t selection_seed = 1;
+  std::string baseline;  // "" or "first": adds the first quarter as a third arm
+  int seeds = 4;         // runs per arm, seeds 1..seeds
+  std::string model_name = "tiny";
+  train::ModelConfig model;
+  int64_t steps = 300;
+  int64_t eval_every = 0;  // 0 = steps / 20
+  // Eval windows, evenly spread over the held-out file: a fixed set, the same for every run and
+  // every eval point. 256 windows keep an eval at about 16 training steps' worth of forward work.
+  int64_t eval_max_windows = 256;
+  float lr = 1e-3f;
+  int threads = 2;
+  std::string out_dir;
+  // The forecast receipt (hash) this trial tests, and the forecast's cost, charged to the curated
+  // arm when the forecast is what chose it. Empty when no forecast was made.
+  std::string forecast_hash;
+  double forecast_core_seconds = 0;
+
+  nlohmann::json ToJson() const;  // Everything that defines the trial (the fingerprint).
+};
+
+struct TrialProgress {
+  std::string stage;  // "select <arm>", "train <arm> seed <s>"
+  int64_t step = 0, steps = 0;
+  int run = 0, runs = 0;  // 1-based run being trained, of all runs
+  double loss = 0;
+  double tokens_per_second = 0;
+};
+
+struct TrialOutcome {
+  nlohmann::json result;      // DESIGN.md keys + comparisons, lab record, compute, arms
+  nlohmann::json lab_record;
+  nlohmann::json inputs;      // for the receipt: path, sha256, docs, bytes of pool, T_sel, T_eval
+  double core_seconds = 0;    // all training and selection of this trial (all invocations)
+  double flops = 0;           // training FLOPs of all runs
+  std::string report_path;    // out_dir/report.html, for the caller to render (report/)
+  int reused_runs = 0;        // runs found finished in out_dir
+  // What the report shows.
+  std::string title;
+  std::vector<Arm> arms;
+  TrialResult trial;
+  std::vector<std::pair<std::string, std::string>> facts;
+};
+
+// Estimated wall seconds of the whole trial from a short timing of this model on this machine.
+Result<double> EstimateTrialSeconds(const TrialConfig& config);
+
+Result<TrialOutcome> RunTrial(const TrialConfig& config,
+                              const std::function<void(const TrialProgress&)>& progress = {});
+
+}  // namespace preflight::trial

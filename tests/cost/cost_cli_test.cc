@@ -1,0 +1,306 @@
+// The cost, plan, fit and memory subcommands through the built binary: exit codes, --json
+// documents with the keys of DESIGN.md, and the messages users see for bad input.
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+#include <sys/wait.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "base/file.h"
+
+namespace preflight {
+namespace {
+
+using nlohmann::json;
+
+struct CliRun {
+  int rc = -1;
+  std::string out, err;
+};
+
+std::string Dir() {
+  // One folder per test process: CTest runs tests in parallel, each in its own process.
+  std::string dir = std::string(PREFLIGHT_TEST_TMP) + "/cost_cli." + std::to_string(::getpid());
+  EXPECT_TRUE(MakeDirectories(dir).ok());
+  return dir;
+}
+
+std::string Scratch(const std::string& name, const std::string& text) {
+  std::string path = Dir() + "/" + name;
+  EXPECT_TRUE(WriteFileAtomically(path, text).ok());
+  return path;
+}
+
+// Runs `preflight ARGS` from a folder outside the source tree (the catalogue is compiled in).
+CliRun Preflight(const std::string& args) {
+  static int counter = 0;
+  std::string base = Dir() + "/run" + std::to_string(counter++);
+  std::string cmd = "cd / && " + std::string(PREFLIGHT_BINARY) + " " + args + " >" + base +
+                    ".out 2>" + base + ".err";
+  int status = std::system(cmd.c_str());
+  CliRun r;
+  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = ReadFileToString(base + ".out").value();
+  r.err = ReadFileToString(base + ".err").value();
+  return r;
+}
+
+json ParseJson(const CliRun& r) {
+  json doc = json::parse(r.out, nullptr, /*allow_exceptions=*/false);
+  EXPECT_FALSE(doc.is_discarded()) << "stdout is not one JSON document:\n" << r.out;
+  return doc;
+}
+
+TEST(CostCli, KnownAnswerAndDesignKeys) {
+  CliRun r = Preflight("cost --gpus 1000 --days 90 --price 2 --json");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  json doc = ParseJson(r);
+  EXPECT_EQ(doc["compute_usd"].get<double>(), 4320000.0);
+  ASSERT_TRUE(doc["components"].is_array());
+  double total = doc["compute_usd"].get<double>();
+  for (const json& c : doc["components"]) {
+    EXPECT_TRUE(c.contains("name") && c.contains("usd") && c.contains("assumption")) << c;
+    EXPECT_FALSE(c["assumption"].get<std::string>().empty());
+    if (c["in_total"].get<bool>()) total += c["usd"].get<double>();
+  }
+  EXPECT_NEAR(doc["total_usd"].get<double>(), total, 1e-6);
+  // The human report still goes somewhere a person sees it: stderr, under --json.
+  EXPECT_NE(r.err.find("$4,320,000"), std::string::npos) << r.err;
+}
+
+TEST(CostCli, HumanReportOnStdout) {
+  CliRun r = Preflight("cost --gpus 1000 --days 90 --price 2");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("$4,320,000"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("energy"), std::string::npos);
+  EXPECT_NE(r.out.find("failed experiments and restarts"), std::string::npos);
+}
+
+TEST(CostCli, FromFlops) {
+  CliRun r = Preflight("cost --from-flops 5.88e23 --gpu H100-SXM --mfu 0.4 --gpus 1000 --json");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  json doc = ParseJson(r);
+  double gpu_hours = 5.88e23 / (989e12 * 0.4) / 3600;
+  EXPECT_NEAR(doc["gpu_hours"].get<double>(), gpu_hours, 1e-6 * gpu_hours);
+  EXPECT_NEAR(doc["compute_usd"].get<double>(), gpu_hours * 2.99, 1e-6 * gpu_hours);
+  // Without a cluster size or a run length the wall clock is unknown.
+  EXPECT_EQ(Preflight("cost --from-flops 5.88e23 --gpu H100-SXM --mfu 0.4").rc, 2);
+}
+
+TEST(CostCli, ProjectionFromAReceiptSaysWhatItRestsOn) {
+  std::string receipt = Scratch("receipt.json", R"({"kind": "trial",
+      "config": {"selector": "dsir", "model": "tiny", "steps": 400},
+      "result": {"compute_saved": {"gross": 0.4, "net": 0.31, "ci95": [0.2, 0.4]}}})");
+  CliRun r = Preflight("cost --gpus 1000 --days 90 --price 2 --saving-from " + receipt + " --json");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  json doc = ParseJson(r);
+  ASSERT_TRUE(doc.contains("projection"));
+  EXPECT_EQ(doc["projection"]["rests_on"]["quantity"], "compute_saved.net");
+  EXPECT_DOUBLE_EQ(doc["projection"]["rests_on"]["value"].get<double>(), 0.31);
+  EXPECT_NEAR(doc["projection"]["compute_usd_saved"].get<double>(), 0.31 * 4320000, 1e-6);
+  EXPECT_NE(r.err.find("projection"), std::string::npos);
+
+  CliRun human = Preflight("cost --gpus 1000 --days 90 --price 2 --saving 0.35");
+  ASSERT_EQ(human.rc, 0) << human.err;
+  size_t heading = human.out.find("\nprojection\n");
+  ASSERT_NE(heading, std::string::npos) << human.out;
+  EXPECT_NE(human.out.find("rests on", heading), std::string::npos);
+  EXPECT_NE(human.out.find("$1,512,000", heading), std::string::npos) << human.out;
+}
+
+TEST(CostCli, RecordAppendsACostReceiptNamingTheTrialReceipt) {
+  std::string receipt = Scratch("receipt_for_record.json",
+                                R"({"kind": "trial", "result": {"compute_saved": {"net": 0.2}}})");
+  std::string ledger = Dir() + "/record_ledger.jsonl";
+  std::remove(ledger.c_str());
+  CliRun r = Preflight("cost --gpus 64 --days 10 --saving-from " + receipt + " --record --ledger " +
+                       ledger + " --json");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  json doc = ParseJson(r);
+  ASSERT_TRUE(doc.contains("receipt"));
+  json line = json::parse(ReadFileToString(ledger).value());
+  EXPECT_EQ(line["kind"], "cost");
+  EXPECT_EQ(line["hash"], doc["receipt"]);
+  EXPECT_EQ(line["inputs"][0]["path"], receipt);
+  EXPECT_EQ(line["result"]["projection"]["rests_on"]["value"], 0.2);
+  // Without --record nothing is written.
+  std::remove(ledger.c_str());
+  ASSERT_EQ(Preflight("cost --gpus 64 --days 10 --ledger " + ledger).rc, 0);
+  EXPECT_FALSE(PathExists(ledger));
+}
+
+TEST(CostCli, BadInputExitsTwoWithAMessage) {
+  const char* bad[] = {
+      "cost --gpus 0 --days 90 --price 2",
+      "cost --gpus -5 --days 90 --price 2",
+      "cost --gpus 1000 --days 0 --price 2",
+      "cost --gpus 1000 --days -3 --price 2",
+      "cost --gpus 1000 --days 90 --price 0",
+      "cost --gpus 1000 --days 90 --price -1",
+      "cost --from-flops 1e23 --gpus 8 --mfu 0",
+      "cost --from-flops 1e23 --gpus 8 --mfu 1.5",
+      "cost --gpus 1000 --days 90 --saving 1.2",
+      "cost --gpus 1000 --days 90 --saving-from /nonexistent/receipt.json",
+      "cost --gpus 1000",
+      "cost --gpus 8 --days 1 --mfu 2",
+      "cost --from-flops 1e23 --gpus 8 --days 3",
+  };
+  for (const char* args : bad) {
+    CliRun r = Preflight(args);
+    EXPECT_EQ(r.rc, 2) << args << "\n" << r.err;
+    EXPECT_FALSE(r.err.empty()) << args;
+    EXPECT_TRUE(r.out.empty()) << args << ": " << r.out;
+  }
+}
+
+TEST(CostCli, UnknownGpuListsTheKnownOnes) {
+  CliRun r = Preflight("cost --gpus 8 --days 1 --gpu V100");
+  EXPECT_EQ(r.rc, 2);
+  for (const char* name : {"A100-40GB", "A100-80GB", "H100-SXM", "H200", "B200"}) {
+    EXPECT_NE(r.err.find(name), std::string::npos) << r.err;
+  }
+}
+
+TEST(PlanCli, EpochDefaultWithDesignKeys) {
+  CliRun r = Preflight("plan --flops 5.76e23 --gpu H100-SXM --gpus 1024 --json");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  json doc = ParseJson(r);
+  for (const char* key : {"params", "tokens", "tokens_per_param", "loss", "flops", "days", "usd"}) {
+    EXPECT_TRUE(doc.contains(key)) << key;
+  }
+  EXPECT_NEAR(doc["params"].get<double>(), 7.2e10, 0.05e10);
+  EXPECT_NEAR(doc["tokens"].get<double>(), 1.33e12, 0.005e12);
+  EXPECT_NEAR(doc["tokens_per_param"].get<double>(), 18.4, 0.05);
+  EXPECT_NEAR(doc["rule_of_20"]["tokens_per_param"].get<double>(), 20, 1e-9);
+  double gpu_hours = 5.76e23 / (989e12 * 0.4) / 3600;
+  EXPECT_NEAR(doc["days"].get<double>(), gpu_hours / 1024 / 24, 1e-9 * gpu_hours);
+  EXPECT_NEAR(doc["usd"].get<double>(), gpu_hours * 2.99, 1e-6 * gpu_hours);
+  EXPECT_EQ(doc["fit"]["name"], "epoch");
+}
+
+TEST(PlanCli, ChinchillaPrintedFitAndTheTwentyRuleLabelled) {
+  CliRun r = Preflight("plan --flops 5.76e23 --fit chinchilla");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("92.6"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("20 tokens/param (rule)"), std::string::npos) << r.out;
+}
+
+TEST(PlanCli, InferenceAwareSardanaExample) {
+  CliRun r = Preflight(
+      "plan --fit chinchilla --alpha 0.336 --beta 0.283 --params 13e9 --inference-tokens 2e12 "
+      "--json");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  json doc = ParseJson(r);
+  const json& by_flops = doc["inference_aware"]["by_flops"];
+  EXPECT_NEAR(by_flops["chosen"]["params"].get<double>(), 7.0e9, 0.05e9);
+  EXPECT_NEAR(by_flops["flops_saving"].get<double>(), 0.17, 0.005);
+  EXPECT_TRUE(doc["inference_aware"].contains("by_dollars"));
+}
+
+TEST(PlanCli, BudgetInDollars) {
+  CliRun r = Preflight("plan --budget-usd 1e6 --gpu H200 --gpus 256 --price 3 --mfu 0.5 --json");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  json doc = ParseJson(r);
+  EXPECT_NEAR(doc["usd"].get<double>(), 1e6, 1e-3);
+  EXPECT_NEAR(doc["flops"].get<double>(), 1e6 / 3 * 3600 * 989e12 * 0.5, 1e12);
+}
+
+TEST(PlanCli, BadInputExitsTwo) {
+  const char* bad[] = {
+      "plan --budget-usd 0.000001 --gpu H100-SXM --gpus 8",  // too small for any model
+      "plan --budget-usd -5 --gpus 8",
+      "plan --flops 1e23 --mfu 0",
+      "plan --flops 1e23 --mfu 1.01",
+      "plan --flops 1e23 --gpus 0",
+      "plan --flops 1e23 --gpu TPUv5",
+      "plan --flops 1e23 --fit kaplan",
+      "plan --gpus 8",  // no budget
+  };
+  for (const char* args : bad) {
+    CliRun r = Preflight(args);
+    EXPECT_EQ(r.rc, 2) << args << "\n" << r.err;
+    EXPECT_FALSE(r.err.empty()) << args;
+  }
+  EXPECT_NE(Preflight(bad[0]).err.find("budget too small"), std::string::npos);
+}
+
+TEST(FitCli, FitsACsvAndFeedsPlan) {
+  std::string csv = "N,D,loss\n";
+  for (double n : {1e8, 3e8, 1e9, 3e9}) {
+    for (double tpp : {10, 20, 40}) {
+      double d = n * tpp;
+      double loss = 1.8172 + 482.01 / std::pow(n, 0.3478) + 2085.43 / std::pow(d, 0.3658);
+      csv += std::to_string(n) + "," + std::to_string(d) + "," + std::to_string(loss) + "\n";
+    }
+  }
+  std::string path = Scratch("runs.csv", csv);
+  std::string fit_json = Dir() + "/fit.json";
+  CliRun r = Preflight("fit --csv " + path + " --bootstrap 10 --out " + fit_json + " --json");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  json doc = ParseJson(r);
+  EXPECT_NEAR(doc["law"]["E"].get<double>(), 1.8172, 0.01);
+  EXPECT_NEAR(doc["law"]["alpha"].get<double>(), 0.3478, 0.01);
+  EXPECT_EQ(doc["points"], 12);
+  EXPECT_EQ(doc["intervals"]["beta"].size(), 2u);
+  CliRun plan = Preflight("plan --flops 5.76e23 --law-json " + fit_json + " --json");
+  ASSERT_EQ(plan.rc, 0) << plan.err;
+  EXPECT_NEAR(ParseJson(plan)["tokens_per_param"].get<double>(), 18.4, 0.5);
+}
+
+TEST(FitCli, BadInputExitsTwo) {
+  std::string nan_csv = Scratch("nan.csv", "N,D,loss\n1e8,2e9,3.0\n2e8,4e9,NaN\n");
+  CliRun nan_run = Preflight("fit --csv " + nan_csv);
+  EXPECT_EQ(nan_run.rc, 2);
+  EXPECT_NE(nan_run.err.find(nan_csv + ":3"), std::string::npos) << nan_run.err;
+  std::string few = Scratch("few.csv", "1e8,2e9,3.0\n2e8,4e9,2.9\n4e8,8e9,2.8\n8e8,1e10,2.7\n");
+  CliRun few_run = Preflight("fit --csv " + few);
+  EXPECT_EQ(few_run.rc, 2);
+  EXPECT_NE(few_run.err.find("at least 5"), std::string::npos) << few_run.err;
+  EXPECT_EQ(Preflight("fit").rc, 2);
+  EXPECT_EQ(Preflight("fit --csv /nonexistent.csv").rc, 2);
+}
+
+TEST(MemoryCli, SixteenBytesPerParamAndInt4) {
+  CliRun r = Preflight(
+      "memory --params 7e9 --layers 32 --hidden 4096 --heads 32 --seq 4096 --recompute full "
+      "--json");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  json doc = ParseJson(r);
+  const json& t = doc["training"];
+  EXPECT_DOUBLE_EQ(t["weights_bytes"].get<double>() + t["gradients_bytes"].get<double>() +
+                       t["optimizer_bytes"].get<double>(),
+                   16 * 7e9);
+  EXPECT_DOUBLE_EQ(t["activations_bytes"].get<double>(), 32 * 2.0 * 4096 * 4096);
+  EXPECT_DOUBLE_EQ(doc["inference"]["weights_bytes"]["int4"].get<double>(), 0.5 * 7e9);
+}
+
+TEST(MemoryCli, BadInputExitsTwo) {
+  const char* bad[] = {
+      "memory --layers 32 --hidden 4096 --heads 30",
+      "memory --layers 32 --hidden 4096 --heads 32 --zero 5",
+      "memory --layers 32 --hidden 4096 --heads 32 --recompute sometimes",
+      "memory --layers 32 --hidden 4096 --heads 32 --gpus 12 --tensor-parallel 8",
+      "memory --layers 32 --hidden 4096 --heads 32 --gpu K80",
+      "memory --hidden 4096 --heads 32",
+  };
+  for (const char* args : bad) {
+    CliRun r = Preflight(args);
+    EXPECT_EQ(r.rc, 2) << args << "\n" << r.err;
+  }
+}
+
+TEST(CostCommandsCli, HelpExitsZero) {
+  for (const char* cmd : {"cost", "plan", "fit", "memory"}) {
+    CliRun r = Preflight(std::string(cmd) + " --help");
+    EXPECT_EQ(r.rc, 0) << cmd;
+    EXPECT_NE(r.out.find("--json"), std::string::npos) << cmd;
+  }
+}
+
+}  // namespace
+}  // namespace preflight

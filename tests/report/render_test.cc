@@ -1,0 +1,124 @@
+// Renders a report in headless Chromium (Debian's `chromium`): a screenshot that must be a real
+// PNG of the requested size and not blank, and the rendered DOM, which must hold the plot and
+// the numbers. Skipped only when no chromium binary is installed.
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+#include <string>
+
+#include "base/file.h"
+#include "report/trial_report.h"
+#include "sample_trial.h"
+
+namespace preflight::report {
+namespace {
+
+// $PREFLIGHT_CHROMIUM, else chromium or chromium-browser on $PATH; "" when none.
+std::string FindChromium() {
+  if (const char* env = std::getenv("PREFLIGHT_CHROMIUM"); env && *env) return env;
+  const char* path = std::getenv("PATH");
+  std::stringstream dirs(path ? path : "/usr/bin:/bin");
+  std::string dir;
+  while (std::getline(dirs, dir, ':')) {
+    for (const char* name : {"chromium", "chromium-browser"}) {
+      std::string candidate = dir + "/" + name;
+      if (access(candidate.c_str(), X_OK) == 0) return candidate;
+    }
+  }
+  return "";
+}
+
+uint32_t BigEndian32(const std::string& b, size_t at) {
+  return (uint32_t{static_cast<unsigned char>(b[at])} << 24) |
+         (uint32_t{static_cast<unsigned char>(b[at + 1])} << 16) |
+         (uint32_t{static_cast<unsigned char>(b[at + 2])} << 8) |
+         uint32_t{static_cast<unsigned char>(b[at + 3])};
+}
+
+size_t Count(const std::string& hay, const std::string& needle) {
+  size_t n = 0;
+  for (size_t at = hay.find(needle); at != std::string::npos; at = hay.find(needle, at + 1)) ++n;
+  return n;
+}
+
+class ChromiumRender : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    chromium_ = FindChromium();
+    if (chromium_.empty()) {
+      GTEST_SKIP() << "no chromium binary on PATH (install Debian's `chromium`, as "
+                      "scripts/install-deps.sh does, or set PREFLIGHT_CHROMIUM): the report "
+                      "rendering test did not run";
+    }
+    dir_ = std::string(PREFLIGHT_TEST_TMP) + "/report-render";
+    ASSERT_TRUE(MakeDirectories(dir_).ok());
+  }
+
+  // Runs chromium on `url` with a fresh profile and a 60 s limit (it can hang); returns the
+  // exit status. stdout goes to `out`, stderr to a log beside it.
+  int Chromium(const std::string& flags, const std::string& url, const std::string& out) {
+    std::string profile_template = dir_ + "/profile-XXXXXX";
+    char* profile = mkdtemp(profile_template.data());
+    EXPECT_NE(profile, nullptr);
+    std::string cmd = "timeout 60 '" + chromium_ +
+                      "' --headless --no-sandbox --disable-gpu --disable-quic --no-first-run "
+                      "--disable-background-networking --disable-component-update --disable-sync "
+                      "--disable-dev-shm-usage --user-data-dir='" +
+                      profile + "' " + flags + " '" + url + "' > '" + out + "' 2> '" + out +
+                      ".log'";
+    int rc = std::system(cmd.c_str());
+    std::system(("rm -rf '" + std::string(profile) + "'").c_str());
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  }
+
+  std::string chromium_;
+  std::string dir_;
+};
+
+TEST_F(ChromiumRender, ScreenshotAndDomShowThePlotAndTheNumbers) {
+  ReportData data = testing::SampleReport();
+  const std::string html_path = dir_ + "/report.html";
+  ASSERT_TRUE(WriteFileAtomically(html_path, RenderTrialReport(data)).ok());
+  const std::string url = "file://" + html_path;
+
+  const std::string png = dir_ + "/report.png";
+  std::remove(png.c_str());
+  int rc = Chromium("--screenshot='" + png + "' --window-size=1200,1600 --hide-scrollbars", url,
+                    dir_ + "/screenshot.out");
+  ASSERT_EQ(rc, 0) << "chromium --screenshot failed (exit " << rc << "; 124 = timed out); see "
+                   << dir_ << "/screenshot.out.log";
+  auto bytes = ReadFileToString(png);
+  ASSERT_TRUE(bytes.ok()) << "no screenshot at " << png;
+  // PNG signature, then the IHDR chunk: length, "IHDR", width, height (big-endian).
+  ASSERT_GT(bytes->size(), 33u);
+  EXPECT_EQ(bytes->substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
+  EXPECT_EQ(bytes->substr(12, 4), "IHDR");
+  EXPECT_EQ(BigEndian32(*bytes, 16), 1200u);
+  EXPECT_EQ(BigEndian32(*bytes, 20), 1600u);
+  // A blank 1200x1600 page compresses to a few kB; text, curves and tables take far more.
+  EXPECT_GT(bytes->size(), 60'000u) << "the screenshot looks blank: " << png;
+
+  const std::string dom_path = dir_ + "/dom.html";
+  rc = Chromium("--dump-dom", url, dom_path);
+  ASSERT_EQ(rc, 0) << "chromium --dump-dom failed (exit " << rc << ")";
+  auto dom = ReadFileToString(dom_path);
+  ASSERT_TRUE(dom.ok());
+  EXPECT_NE(dom->find("<svg id=\"curve-plot\""), std::string::npos) << *dom;
+  EXPECT_EQ(Count(*dom, "class=\"mean-curve\""), 3u);
+  EXPECT_EQ(Count(*dom, "class=\"seed-band\""), 3u);
+  EXPECT_NE(dom->find("id=\"l-star\""), std::string::npos);
+  EXPECT_NE(dom->find("id=\"numbers\""), std::string::npos);
+  EXPECT_NE(dom->find("id=\"lab-record\""), std::string::npos);
+  const trial::Comparison& c = data.result.comparisons[0];
+  EXPECT_NE(dom->find(trial::FormatPercent(c.saving.gross)), std::string::npos);
+  EXPECT_NE(dom->find(trial::FormatPercent(c.saving.net)), std::string::npos);
+  EXPECT_NE(dom->find(trial::FormatSteps(c.saving.t_arm)), std::string::npos);
+}
+
+}  // namespace
+}  // namespace preflight::report

@@ -1,0 +1,56 @@
+#pragma once
+// A hand-made trial for the report tests: three arms of four seeds on one eval schedule, the
+// curated arm crossing L* between eval points, the "first" arm never catching up.
+
+#include <cmath>
+#include <string>
+
+#include "report/trial_report.h"
+#include "trial/metrics.h"
+
+namespace preflight::report::testing {
+
+inline trial::Curve SampleCurve(double floor, double speed, double wiggle) {
+  trial::Curve c;
+  for (int64_t step = 0; step <= 2000; step += 100) {
+    double t = static_cast<double>(step) / 2000.0;
+    c.steps.push_back(step);
+    c.bpb.push_back(floor + 6.0 * std::exp(-speed * t * 6) + wiggle * std::sin(step * 0.01));
+  }
+  return c;
+}
+
+inline ReportData SampleReport(const std::string& curated_name = "curated") {
+  trial::TrialInputs in;
+  trial::Arm random{{"random", "random", ""}, {1, 2, 3, 4}, {}, 0.4};
+  trial::Arm curated{{curated_name, "dsir", ""}, {1, 2, 3, 4}, {}, 41.5};
+  trial::Arm first{{"first", "first", ""}, {1, 2, 3, 4}, {}, 0.1};
+  for (int s = 0; s < 4; ++s) {
+    random.curves.push_back(SampleCurve(2.10 + 0.01 * s, 1.0, 0.004 * s));
+    curated.curves.push_back(SampleCurve(1.98 + 0.015 * s, 1.15, 0.004 * s));
+    first.curves.push_back(SampleCurve(2.25 + 0.01 * s, 1.0, 0.003 * s));
+  }
+  in.arms = {random, curated, first};
+  in.baseline = 0;
+  in.core_seconds_per_step = 0.85;
+  in.flops_per_step = 3.4e11;
+  ReportData data;
+  data.title = "dsir on brown:news";
+  data.arms = in.arms;
+  data.result = trial::ComputeTrial(in).value();
+  trial::LabQuestion q;
+  q.target = "brown:news";
+  q.pool = "the bundled pool";
+  q.selector = "dsir";
+  q.model = "tiny";
+  q.model_params = 100096;
+  q.steps = 2000;
+  q.seeds = 4;
+  q.pool_bytes = 12'300'000;
+  q.eval_bytes = 250'000;
+  data.lab_record = trial::BuildLabRecord(q, data.result);
+  data.facts = {{"model", "tiny (100,096 parameters)"}, {"target", "brown:news"}};
+  return data;
+}
+
+}  // namespace preflight::report::testing

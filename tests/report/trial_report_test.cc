@@ -1,0 +1,105 @@
+#include "report/trial_report.h"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <regex>
+
+#include "sample_trial.h"
+
+namespace preflight::report {
+namespace {
+
+size_t Count(const std::string& hay, const std::string& needle) {
+  size_t n = 0;
+  for (size_t at = hay.find(needle); at != std::string::npos; at = hay.find(needle, at + 1)) ++n;
+  return n;
+}
+
+TEST(NiceTicks, RoundNumbers) {
+  EXPECT_EQ(NiceTicks(0, 2000, 6), (std::vector<double>{0, 500, 1000, 1500, 2000}));
+  EXPECT_EQ(NiceTicks(0, 1000, 5), (std::vector<double>{0, 200, 400, 600, 800, 1000}));
+  std::vector<double> y = NiceTicks(1.93, 2.52, 6);
+  ASSERT_EQ(y.size(), 6u);
+  EXPECT_NEAR(y.front(), 2.0, 1e-12);
+  EXPECT_NEAR(y[1] - y[0], 0.1, 1e-12);
+  EXPECT_NEAR(y.back(), 2.5, 1e-12);
+}
+
+TEST(EscapeHtml, EscapesEveryMetacharacter) {
+  EXPECT_EQ(EscapeHtml("<a href=\"x\">Tom & 'Jerry'</a>"),
+            "&lt;a href=&quot;x&quot;&gt;Tom &amp; &#39;Jerry&#39;&lt;/a&gt;");
+}
+
+TEST(RenderTrialReport, HasThePlotTheNumbersAndTheLabRecord) {
+  ReportData data = testing::SampleReport();
+  const trial::Comparison& c = data.result.comparisons[0];
+  ASSERT_TRUE(c.saving.caught_up);
+  ASSERT_FALSE(data.result.comparisons[1].saving.caught_up);
+  std::string html = RenderTrialReport(data);
+  EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
+  for (const char* id : {"id=\"headline\"", "id=\"curve-plot\"", "id=\"numbers\"",
+                         "id=\"per-seed\"", "id=\"lab-record\"", "id=\"facts\"", "id=\"l-star\""}) {
+    EXPECT_EQ(Count(html, id), 1u) << id;
+  }
+  // One mean path and one band per arm; markers for t_R and the one arm that caught up.
+  EXPECT_EQ(Count(html, "class=\"mean-curve\""), 3u);
+  EXPECT_EQ(Count(html, "class=\"seed-band\""), 3u);
+  EXPECT_EQ(Count(html, "class=\"t-marker\""), 2u);
+  EXPECT_NE(html.find("class=\"mean-curve\" data-arm=\"first\""), std::string::npos);
+  // Each mean path has one vertex per eval point (21 of them).
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(html, m, std::regex("class=\"mean-curve\"[^>]* d=\"([^\"]*)\"")));
+  EXPECT_EQ(Count(m[1].str(), "L"), 20u);
+  EXPECT_EQ(m[1].str()[0], 'M');
+  // The numbers, formatted as the table shows them.
+  EXPECT_NE(html.find(fmt::format("{:.4f} bpb", c.saving.l_star)), std::string::npos);
+  EXPECT_NE(html.find(trial::FormatSteps(c.saving.t_arm)), std::string::npos);
+  EXPECT_NE(html.find(trial::FormatPercent(c.saving.gross)), std::string::npos);
+  EXPECT_NE(html.find(trial::FormatPercent(c.saving.net)), std::string::npos);
+  EXPECT_NE(
+      html.find(trial::FormatPercent(c.ci.net.lo) + " to " + trial::FormatPercent(c.ci.net.hi)),
+      std::string::npos);
+  EXPECT_NE(html.find("41.5 core-s"), std::string::npos);
+  EXPECT_NE(html.find("340 GFLOP"), std::string::npos);
+  EXPECT_NE(html.find("never caught up"), std::string::npos);
+  // The plain summary comes first in the lab record.
+  size_t lab = html.find("id=\"lab-record\"");
+  size_t summary = html.find("class=\"summary\"", lab);
+  EXPECT_LT(summary, html.find("<dt>Question</dt>", lab));
+  // Self-contained: nothing to fetch, no scripts.
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_EQ(html.find("src="), std::string::npos);
+  EXPECT_EQ(html.find("<link"), std::string::npos);
+  EXPECT_EQ(Count(html, "http"), Count(html, "http://www.w3.org/2000/svg"));
+  // Pure: same data, same bytes.
+  EXPECT_EQ(RenderTrialReport(data), html);
+}
+
+TEST(RenderTrialReport, EscapesNames) {
+  ReportData data = testing::SampleReport("<b>dsir & \"co\"</b>");
+  data.title = "<script>alert(1)</script>";
+  data.facts.push_back({"pool", "a<b"});
+  std::string html = RenderTrialReport(data);
+  EXPECT_EQ(html.find("<script>"), std::string::npos);
+  EXPECT_EQ(html.find("<b>dsir"), std::string::npos);
+  EXPECT_NE(html.find("&lt;b&gt;dsir &amp; &quot;co&quot;&lt;/b&gt;"), std::string::npos);
+  EXPECT_NE(html.find("&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos);
+  EXPECT_NE(html.find("a&lt;b"), std::string::npos);
+}
+
+TEST(RenderTrialReport, NeverCaughtUpHeadline) {
+  ReportData data = testing::SampleReport();
+  // Only random and first: the primary comparison never catches up.
+  data.arms.erase(data.arms.begin() + 1);
+  trial::TrialInputs in;
+  in.arms = data.arms;
+  in.core_seconds_per_step = 1;
+  data.result = trial::ComputeTrial(in).value();
+  std::string html = RenderTrialReport(data);
+  EXPECT_NE(html.find("Never caught up"), std::string::npos);
+  EXPECT_EQ(Count(html, "class=\"t-marker\""), 1u);  // t_R only
+}
+
+}  // namespace
+}  // namespace preflight::report

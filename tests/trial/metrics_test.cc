@@ -1,0 +1,379 @@
+#include "trial/metrics.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace preflight::trial {
+namespace {
+
+Curve C(std::vector<int64_t> steps, std::vector<double> bpb) { return {steps, bpb}; }
+
+const std::vector<int64_t> kSteps = {0, 100, 200, 300, 400};
+
+Arm MakeArm(const std::string& name, std::vector<Curve> curves, double cost = 0,
+            std::vector<uint64_t> seeds = {}) {
+  Arm arm;
+  arm.spec = {name, name == "random" ? "random" : "dsir", ""};
+  arm.curves = std::move(curves);
+  arm.cost_core_seconds = cost;
+  arm.seeds = std::move(seeds);
+  return arm;
+}
+
+TrialInputs TwoArms(std::vector<Curve> random, std::vector<Curve> curated, double f = 1,
+                    double c_curated = 0, double c_random = 0) {
+  TrialInputs in;
+  in.arms.push_back(MakeArm("random", std::move(random), c_random));
+  in.arms.push_back(MakeArm("curated", std::move(curated), c_curated));
+  in.baseline = 0;
+  in.core_seconds_per_step = f;
+  in.flops_per_step = 1e9;
+  return in;
+}
+
+TEST(CatchUpStep, CrossingBetweenEvalPointsIsInterpolated) {
+  // Above L* = 2.0 at step 200 (2.5), below at 300 (1.5): halfway -> 250 exactly.
+  EXPECT_EQ(CatchUpStep(C(kSteps, {8, 3.5, 2.5, 1.5, 1.2}), 2.0), 250.0);
+  // 2.5 -> 1.8: the line crosses 2.0 at 200 + 100 * 0.5 / 0.7.
+  EXPECT_DOUBLE_EQ(CatchUpStep(C(kSteps, {8, 3.5, 2.5, 1.8, 1.2}), 2.0), 200.0 + 100.0 * 0.5 / 0.7);
+  // Uneven spacing: 2.5 at 200, 1.5 at 600 -> 400.
+  EXPECT_EQ(CatchUpStep(C({0, 200, 600}, {8, 2.5, 1.5}), 2.0), 400.0);
+}
+
+TEST(CatchUpStep, NeverReachingIsNever) {
+  double t = CatchUpStep(C(kSteps, {8, 4, 3, 2.1, 2.01}), 2.0);
+  EXPECT_TRUE(std::isinf(t));
+  EXPECT_GT(t, 0);
+}
+
+TEST(CatchUpStep, TiesAndFirstEvalPoint) {
+  // Exactly equal to L* at an eval point counts as reached, with no interpolation.
+  EXPECT_EQ(CatchUpStep(C(kSteps, {8, 3, 2.0, 1.0, 0.5}), 2.0), 200.0);
+  // Already at or below L* at the first eval point: that step (nothing earlier to interpolate).
+  EXPECT_EQ(CatchUpStep(C({100, 200}, {1.9, 1.0}), 2.0), 100.0);
+  EXPECT_EQ(CatchUpStep(C(kSteps, {2.0, 3, 3, 3, 3}), 2.0), 0.0);
+  // Later rises above L* do not matter: the first crossing counts.
+  EXPECT_EQ(CatchUpStep(C(kSteps, {8, 1.0, 3, 3, 3}), 2.0), 100.0 * 6.0 / 7.0);
+}
+
+TEST(FindTarget, MinimumNotAtTheEndAndTiesGoFirst) {
+  Target t = FindTarget(C(kSteps, {8, 3, 2.0, 2.0, 2.5}));
+  EXPECT_EQ(t.l_star, 2.0);
+  EXPECT_EQ(t.t_baseline, 200);
+}
+
+TEST(ComputeSaving, GrossAndNetByTheFormula) {
+  Curve random = C(kSteps, {8, 4, 3, 2.5, 2.0});       // L* = 2.0 at t_R = 400
+  Curve curated = C(kSteps, {8, 3.5, 2.5, 1.5, 1.2});  // t_C = 250
+  Saving s = ComputeSaving(random, curated, /*f=*/2.0, /*c_arm=*/100, /*c_baseline=*/0);
+  EXPECT_TRUE(s.caught_up);
+  EXPECT_EQ(s.l_star, 2.0);
+  EXPECT_EQ(s.t_baseline, 400);
+  EXPECT_EQ(s.t_arm, 250);
+  EXPECT_DOUBLE_EQ(s.gross, 1 - 250.0 / 400.0);                      // 0.375
+  EXPECT_DOUBLE_EQ(s.net, 1 - (250.0 * 2 + 100) / (400.0 * 2 + 0));  // 0.25
+}
+
+TEST(ComputeSaving, RandomMinimumNotAtTheEnd) {
+  Curve random = C(kSteps, {8, 4, 2.2, 2.0, 2.3});     // L* = 2.0 at t_R = 300
+  Curve curated = C(kSteps, {8, 3.0, 1.0, 2.6, 2.7});  // crosses 2.0 halfway: 150
+  Saving s = ComputeSaving(random, curated, 1, 0, 0);
+  EXPECT_EQ(s.t_baseline, 300);
+  EXPECT_EQ(s.t_arm, 150);
+  EXPECT_DOUBLE_EQ(s.gross, 0.5);
+}
+
+TEST(ComputeSaving, IdenticalCurvesSaveNothingAndCuratedAtStepZeroSavesAll) {
+  Curve random = C(kSteps, {8, 4, 3, 2.5, 2.0});
+  Saving same = ComputeSaving(random, random, 1, 0, 0);
+  EXPECT_EQ(same.t_arm, 400);
+  EXPECT_EQ(same.gross, 0.0);
+  Saving at_zero = ComputeSaving(random, C(kSteps, {2.0, 1, 1, 1, 1}), 3.0, 60, 0);
+  EXPECT_EQ(at_zero.t_arm, 0);
+  EXPECT_EQ(at_zero.gross, 1.0);
+  EXPECT_DOUBLE_EQ(at_zero.net, 1 - 60.0 / (400 * 3.0));  // only the selection is paid
+}
+
+TEST(ComputeSaving, NeverCaughtUpIsMinusInfinity) {
+  Saving s = ComputeSaving(C(kSteps, {8, 4, 3, 2.5, 2.0}), C(kSteps, {8, 5, 4, 3, 2.5}), 1, 0, 0);
+  EXPECT_FALSE(s.caught_up);
+  EXPECT_TRUE(std::isinf(s.t_arm));
+  EXPECT_TRUE(std::isinf(s.gross) && s.gross < 0);
+  EXPECT_TRUE(std::isinf(s.net) && s.net < 0);
+  nlohmann::json j = SavingToJson(s);
+  EXPECT_TRUE(j["gross"].is_null());
+  EXPECT_TRUE(j["t_arm"].is_null());
+  EXPECT_EQ(j["caught_up"], false);
+}
+
+TEST(ComputeSaving, LargerSelectionCostGivesSmallerNetExactly) {
+  Curve random = C(kSteps, {8, 4, 3, 2.5, 2.0});
+  Curve curated = C(kSteps, {8, 3.5, 2.5, 1.5, 1.2});
+  const double f = 0.5, c_random = 10;
+  for (double c : {0.0, 25.0, 80.0, 500.0}) {
+    Saving s = ComputeSaving(random, curated, f, c, c_random);
+    EXPECT_DOUBLE_EQ(s.gross, 0.375) << "gross ignores cost";
+    EXPECT_DOUBLE_EQ(s.net, 1 - (250 * f + c) / (400 * f + c_random)) << c;
+  }
+  Saving cheap = ComputeSaving(random, curated, f, 25, c_random);
+  Saving dear = ComputeSaving(random, curated, f, 80, c_random);
+  EXPECT_LT(dear.net, cheap.net);
+  EXPECT_DOUBLE_EQ(cheap.net - dear.net, 55.0 / (400 * f + c_random));
+  // Expensive enough, the net saving turns negative while the gross stays 37.5%.
+  EXPECT_LT(ComputeSaving(random, curated, f, 500, c_random).net, 0);
+}
+
+TEST(MeanCurve, AveragesPointwiseAndRejectsDifferentSchedules) {
+  auto mean = MeanCurve({C({0, 10}, {4, 2}), C({0, 10}, {6, 3})});
+  ASSERT_TRUE(mean.ok());
+  EXPECT_EQ(mean->steps, (std::vector<int64_t>{0, 10}));
+  EXPECT_EQ(mean->bpb, (std::vector<double>{5, 2.5}));
+  auto bad = MeanCurve({C({0, 10}, {4, 2}), C({0, 20}, {6, 3})});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().kind(), Status::Kind::kInvalidArgument);
+  EXPECT_FALSE(MeanCurve({C({0, 10}, {4, NAN})}).ok());
+  EXPECT_FALSE(MeanCurve({C({10, 10}, {4, 3})}).ok());
+  EXPECT_FALSE(MeanCurve({C({0, 10}, {4})}).ok());
+}
+
+TEST(SplitMix64, KnownAnswers) {
+  // Reference outputs of splitmix64 seeded with 0 (Vigna's splitmix64.c).
+  SplitMix64 rng(0);
+  EXPECT_EQ(rng.Next(), 0xe220a8397b1dcdafULL);
+  EXPECT_EQ(rng.Next(), 0x6e789e6aa1b965f4ULL);
+  EXPECT_EQ(rng.Next(), 0x06c45d188009454fULL);
+  SplitMix64 draws(7);
+  for (int i = 0; i < 1000; ++i) EXPECT_LT(draws.Below(4), 4u);
+}
+
+// Four seeds per arm with some spread; curated clearly ahead.
+TrialInputs FourSeeds() {
+  std::vector<Curve> random, curated;
+  const double r_end[] = {2.00, 2.05, 1.95, 2.02};
+  const double c_mid[] = {1.90, 2.10, 1.80, 2.00};
+  for (int s = 0; s < 4; ++s) {
+    random.push_back(C(kSteps, {8, 4, 3, 2.4 + 0.01 * s, r_end[s]}));
+    curated.push_back(C(kSteps, {8, 3.4, 2.6 + 0.02 * s, c_mid[s], 1.7}));
+  }
+  TrialInputs in = TwoArms(random, curated, 0.5, 30, 2);
+  in.arms[0].seeds = {1, 2, 3, 4};
+  in.arms[1].seeds = {1, 2, 3, 4};
+  return in;
+}
+
+TEST(ComputeTrial, PointEstimatePerSeedAndBootstrap) {
+  TrialInputs in = FourSeeds();
+  auto r = ComputeTrial(in);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->comparisons.size(), 1u);
+  const Comparison& c = r->comparisons[0];
+  EXPECT_EQ(c.arm, "curated");
+  EXPECT_EQ(c.baseline, "random");
+  // The headline uses the mean curves.
+  Curve rm = MeanCurve(in.arms[0].curves).value(), cm = MeanCurve(in.arms[1].curves).value();
+  Saving expect = ComputeSaving(rm, cm, 0.5, 30, 2);
+  EXPECT_EQ(c.saving.t_arm, expect.t_arm);
+  EXPECT_EQ(c.saving.net, expect.net);
+  EXPECT_EQ(c.flops_to_baseline, 400 * 1e9);
+  EXPECT_EQ(c.flops_to_arm, expect.t_arm * 1e9);
+  // Per seed pair: seed s of curated against seed s of random, same definitions.
+  ASSERT_EQ(c.per_seed.size(), 4u);
+  for (int s = 0; s < 4; ++s) {
+    EXPECT_EQ(c.per_seed[s].seed, static_cast<uint64_t>(s + 1));
+    Saving p = ComputeSaving(in.arms[0].curves[s], in.arms[1].curves[s], 0.5, 30, 2);
+    EXPECT_EQ(c.per_seed[s].saving.gross, p.gross);
+    EXPECT_EQ(c.per_seed[s].saving.net, p.net);
+  }
+  // Seed 2: random reaches 2.05 at 400; curated 2.62 at 200 -> 2.10 at 300 -> 1.7 at 400.
+  EXPECT_DOUBLE_EQ(c.per_seed[1].saving.t_arm, 300 + 100 * (2.10 - 2.05) / (2.10 - 1.7));
+  // The bootstrap interval contains the point estimate and is reproducible.
+  EXPECT_EQ(c.ci.resamples, 2000);
+  EXPECT_LE(c.ci.gross.lo, c.saving.gross);
+  EXPECT_GE(c.ci.gross.hi, c.saving.gross);
+  EXPECT_LE(c.ci.net.lo, c.saving.net);
+  EXPECT_GE(c.ci.net.hi, c.saving.net);
+  EXPECT_LT(c.ci.gross.lo, c.ci.gross.hi);
+  auto again = ComputeTrial(in);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->comparisons[0].ci.gross.lo, c.ci.gross.lo);
+  EXPECT_EQ(again->comparisons[0].ci.gross.hi, c.ci.gross.hi);
+  EXPECT_EQ(again->comparisons[0].ci.net.lo, c.ci.net.lo);
+  EXPECT_EQ(again->comparisons[0].ci.net.hi, c.ci.net.hi);
+  EXPECT_EQ(TrialResultToJson(*again).dump(), TrialResultToJson(*r).dump());
+  // Paired resampling is also deterministic and contains the point.
+  in.bootstrap.paired = true;
+  auto paired = ComputeTrial(in);
+  ASSERT_TRUE(paired.ok()) << paired.status().message();
+  EXPECT_LE(paired->comparisons[0].ci.gross.lo, c.saving.gross);
+  EXPECT_GE(paired->comparisons[0].ci.gross.hi, c.saving.gross);
+}
+
+TEST(BootstrapSaving, OneSeedPerArmGivesTheDegenerateInterval) {
+  Curve random = C(kSteps, {8, 4, 3, 2.5, 2.0});
+  Curve curated = C(kSteps, {8, 3.5, 2.5, 1.5, 1.2});
+  auto b = BootstrapSaving({random}, {curated}, {1}, {1}, "curated", 1, 0, 0, {});
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(b->gross.lo, 0.375);
+  EXPECT_EQ(b->gross.hi, 0.375);
+}
+
+TEST(BootstrapSaving, NeverCaughtUpResamplesSortBelowEverything) {
+  Curve random = C(kSteps, {8, 4, 3, 2.5, 2.0});
+  // Seed 4 never gets near L*: any resample with two or more copies of it stays above.
+  std::vector<Curve> curated = {
+      C(kSteps, {8, 3.5, 2.5, 1.5, 1.4}), C(kSteps, {8, 3.5, 2.5, 1.6, 1.5}),
+      C(kSteps, {8, 3.5, 2.5, 1.7, 1.6}), C(kSteps, {8, 6.0, 5.0, 4.0, 3.5})};
+  auto b = BootstrapSaving({random}, curated, {1}, {1, 2, 3, 4}, "curated", 1, 0, 0, {});
+  ASSERT_TRUE(b.ok());
+  EXPECT_GT(b->never_caught_up, 0);
+  EXPECT_LT(b->never_caught_up, 2000);
+  // Nearest rank: the lower end is the 50th smallest of 2000, so it is -inf exactly when at
+  // least 50 resamples never caught up.
+  EXPECT_EQ(std::isinf(b->gross.lo), b->never_caught_up >= 50);
+  EXPECT_TRUE(std::isfinite(b->gross.hi));
+}
+
+TEST(ComputeTrial, BaselineSeedBestAtStepZeroIsUndefinedNotAnError) {
+  // The mean of the baseline improves (best at 400), but seed 2 alone is best at step 0.
+  TrialInputs in = TwoArms({C(kSteps, {8, 4, 3, 2.5, 2.0}), C(kSteps, {1.0, 4, 3, 3, 3})},
+                           {C(kSteps, {8, 3, 2, 1.5, 1.2}), C(kSteps, {8, 3, 2, 1.5, 1.2})});
+  auto r = ComputeTrial(in);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const Comparison& c = r->comparisons[0];
+  ASSERT_EQ(c.per_seed.size(), 2u);
+  EXPECT_TRUE(std::isfinite(c.per_seed[0].saving.gross));
+  EXPECT_TRUE(std::isnan(c.per_seed[1].saving.gross));
+  EXPECT_TRUE(SavingToJson(c.per_seed[1].saving)["gross"].is_null());
+  // Resamples that drew seed 2 twice for the baseline are undefined and left out.
+  EXPECT_GT(c.ci.undefined, 0);
+  EXPECT_LT(c.ci.undefined, 2000);
+  EXPECT_TRUE(std::isfinite(c.ci.gross.lo));
+}
+
+TEST(ComputeTrial, ThreeArmsAgainstOneBaseline) {
+  TrialInputs in = TwoArms({C(kSteps, {8, 4, 3, 2.5, 2.0})}, {C(kSteps, {8, 3.5, 2.5, 1.5, 1.2})});
+  in.arms.push_back(MakeArm("first", {C(kSteps, {8, 5, 4, 3, 2.5})}));
+  auto r = ComputeTrial(in);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->comparisons.size(), 2u);
+  EXPECT_EQ(r->comparisons[0].arm, "curated");
+  EXPECT_TRUE(r->comparisons[0].saving.caught_up);
+  EXPECT_EQ(r->comparisons[1].arm, "first");
+  EXPECT_FALSE(r->comparisons[1].saving.caught_up);
+  nlohmann::json j = TrialResultToJson(*r);
+  EXPECT_EQ(j["comparisons"].size(), 2u);
+  EXPECT_EQ(j["t_curated"], 250.0);
+  EXPECT_EQ(j["t_random"], 400.0);
+  EXPECT_EQ(j["compute_saved"]["gross"], 0.375);
+  EXPECT_EQ(j["comparisons"][1]["caught_up"], false);
+  EXPECT_TRUE(j["comparisons"][1]["compute_saved"]["ci95"][0].is_null());
+}
+
+TEST(ComputeTrial, BudgetTruncatesTheCurves) {
+  TrialInputs in = TwoArms({C(kSteps, {8, 4, 3, 2.5, 2.0})}, {C(kSteps, {8, 3.5, 2.8, 2.6, 1.2})});
+  // Within S = 300, L* = 2.5 at step 300 and the curated arm is still at 2.6: it catches up
+  // only at step 400, beyond the budget, which does not count.
+  in.budget_steps = 300;
+  auto r = ComputeTrial(in);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->comparisons[0].saving.l_star, 2.5);
+  EXPECT_EQ(r->comparisons[0].saving.t_baseline, 300);
+  EXPECT_FALSE(r->comparisons[0].saving.caught_up);
+  EXPECT_EQ(r->mean_curves[1].steps.back(), 300);
+  in.budget_steps = 0;  // the whole curve: L* = 2.0 at 400, curated crosses it between 300 and 400
+  EXPECT_DOUBLE_EQ(ComputeTrial(in)->comparisons[0].saving.t_arm, 300 + 100 * 0.6 / 1.4);
+  in.budget_steps = 500;
+  EXPECT_FALSE(ComputeTrial(in).ok());
+}
+
+TEST(ComputeTrial, RefusesMalformedTrials) {
+  // The baseline never improves on step 0.
+  auto flat = ComputeTrial(TwoArms({C(kSteps, {2, 3, 3, 3, 3})}, {C(kSteps, {2, 1, 1, 1, 1})}));
+  ASSERT_FALSE(flat.ok());
+  EXPECT_NE(flat.status().message().find("step 0"), std::string::npos);
+  // Different eval schedules.
+  EXPECT_FALSE(ComputeTrial(TwoArms({C(kSteps, {8, 4, 3, 2.5, 2})}, {C({0, 50}, {8, 1})})).ok());
+  // No measured step cost.
+  EXPECT_FALSE(
+      ComputeTrial(TwoArms({C(kSteps, {8, 4, 3, 2.5, 2})}, {C(kSteps, {8, 4, 3, 2, 1})}, 0)).ok());
+  // One arm only.
+  TrialInputs one = TwoArms({C(kSteps, {8, 4, 3, 2.5, 2})}, {C(kSteps, {8, 4, 3, 2, 1})});
+  one.arms.pop_back();
+  EXPECT_FALSE(ComputeTrial(one).ok());
+}
+
+TEST(CheckComputeMatched, RefusesArmsThatDifferAndNamesTheRuns) {
+  std::vector<RunCompute> runs = {{"random/seed-1", 1.5e9, 2000, 4096},
+                                  {"curated/seed-1", 1.5e9, 2000, 4096}};
+  EXPECT_TRUE(CheckComputeMatched(runs).ok());
+  runs.push_back({"curated/seed-2", 1.6e9, 2000, 4096});
+  Status st = CheckComputeMatched(runs);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.kind(), Status::Kind::kInvalidArgument);
+  EXPECT_NE(st.message().find("curated/seed-2"), std::string::npos);
+  EXPECT_NE(st.message().find("random/seed-1"), std::string::npos);
+  runs.back() = {"curated/seed-2", 1.5e9, 1999, 4096};
+  EXPECT_NE(CheckComputeMatched(runs).message().find("1999 steps"), std::string::npos);
+  runs.back() = {"curated/seed-2", 1.5e9, 2000, 2048};
+  EXPECT_NE(CheckComputeMatched(runs).message().find("2048 tokens/step"), std::string::npos);
+  EXPECT_FALSE(CheckComputeMatched({}).ok());
+}
+
+LabQuestion Question() {
+  LabQuestion q;
+  q.target = "brown:news";
+  q.pool = "the bundled pool";
+  q.selector = "dsir";
+  q.model = "tiny";
+  q.model_params = 100096;
+  q.steps = 2000;
+  q.seeds = 4;
+  q.pool_bytes = 12'300'000;
+  q.eval_bytes = 250'000;
+  return q;
+}
+
+TEST(LabRecord, SummaryFirstFalsifierFixedAndLimitsStated) {
+  auto r = ComputeTrial(FourSeeds());
+  ASSERT_TRUE(r.ok());
+  nlohmann::json rec = BuildLabRecord(Question(), *r);
+  for (const char* key : {"summary", "question", "falsifier", "finding", "does_not_show"}) {
+    EXPECT_TRUE(rec.contains(key)) << key;
+  }
+  EXPECT_EQ(rec["falsifier"], Falsifier(Question()));
+  EXPECT_NE(rec["falsifier"].get<std::string>().find("within S = 2,000 training steps"),
+            std::string::npos);
+  EXPECT_NE(rec["summary"].get<std::string>().find("less training compute"), std::string::npos);
+  EXPECT_GE(rec["does_not_show"].size(), 4u);
+  std::string text = LabRecordText(rec);
+  EXPECT_EQ(text.rfind("Summary\n", 0), 0u) << text;
+  EXPECT_NE(text.find("What this does not show"), std::string::npos);
+  for (size_t start = 0, end; (end = text.find('\n', start)) != std::string::npos;
+       start = end + 1) {
+    EXPECT_LE(end - start, 100u) << text.substr(start, end - start);
+  }
+}
+
+TEST(LabRecord, NeverCaughtUpSaysSo) {
+  auto r = ComputeTrial(TwoArms({C(kSteps, {8, 4, 3, 2.5, 2.0})}, {C(kSteps, {8, 5, 4, 3, 2.5})}));
+  ASSERT_TRUE(r.ok());
+  nlohmann::json rec = BuildLabRecord(Question(), *r);
+  EXPECT_NE(rec["summary"].get<std::string>().find("never caught up"), std::string::npos);
+  EXPECT_NE(rec["finding"].get<std::string>().find("The falsifier occurred"), std::string::npos);
+}
+
+TEST(Format, NumbersForPeople) {
+  EXPECT_EQ(FormatPercent(0.375), "37.5%");
+  EXPECT_EQ(FormatPercent(-0.12345), "-12.3%");
+  EXPECT_EQ(FormatPercent(-kNever), "never caught up");
+  EXPECT_EQ(FormatSteps(1234), "1,234");
+  EXPECT_EQ(FormatSteps(1234.56), "1,234.6");
+  EXPECT_EQ(FormatSteps(999.96), "1,000.0");
+  EXPECT_EQ(FormatSteps(kNever), "never");
+  EXPECT_EQ(FormatFlops(1.23e12), "1.23 TFLOP");
+  EXPECT_EQ(FormatFlops(5e8), "500 MFLOP");
+}
+
+}  // namespace
+}  // namespace preflight::trial
