@@ -5,7 +5,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "select/planted.h"
+#include "testing/planted.h"
 #include "testing/testing.h"
 
 namespace preflight::select {

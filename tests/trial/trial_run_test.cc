@@ -1,0 +1,181 @@
+// Whole trials on synthetic data with a very small model: the saving has the right sign where the
+// answer is known, and an interrupted trial gives the same numbers as an uninterrupted one.
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <thread>
+
+#include "testing/planted.h"
+#include "testing/testing.h"
+#include "train/config.h"
+#include "trial/runner.h"
+
+namespace preflight::trial {
+namespace {
+
+using preflight::testing::Exists;
+using preflight::testing::ReadText;
+using preflight::testing::RunCli;
+using preflight::testing::ScratchDir;
+using preflight::testing::WriteText;
+
+// A model small enough that a run of 150 steps takes about a second on one core.
+train::ModelConfig MicroModel() {
+  train::ModelConfig m;
+  m.layers = 1;
+  m.d_model = 32;
+  m.heads = 2;
+  m.context = 32;
+  m.batch = 8;
+  return m;
+}
+
+TrialConfig MicroTrial(const std::string& dir) {
+  TrialConfig c;
+  c.pool = {dir + "/pool.jsonl"};
+  c.target_select = dir + "/target.jsonl";
+  c.target_eval = dir + "/eval.jsonl";
+  c.selector = "dsir";
+  c.seeds = 3;
+  c.model_name = "micro";
+  c.model = MicroModel();
+  c.steps = 150;
+  c.eval_every = 10;
+  c.eval_max_windows = 64;
+  c.lr = 3e-3f;
+  c.threads = 1;
+  c.out_dir = dir + "/trial";
+  return c;
+}
+
+// The held-out target: more documents in the planted style (fixed seed, disjoint text).
+void WriteEval(const std::string& dir, const std::string& vocab, uint64_t seed) {
+  preflight::testing::TestRng rng(seed);
+  std::string eval;
+  for (int i = 0; i < 20; ++i) {
+    eval += nlohmann::json{{"text", preflight::testing::MakeDoc(rng, vocab, 150)}}.dump() + "\n";
+  }
+  WriteText(dir + "/eval.jsonl", eval);
+}
+
+// The target's domain is planted in 30% of the pool: the curated arm trains on it and must reach
+// the random arm's best held-out loss well before the budget. Tolerance: gross > 0.2 (a curated
+// arm of mostly planted documents sees about three times as much target-like text per step).
+TEST(TrialRun, PlantedDomainSavesCompute) {
+  std::string dir = ScratchDir("trial_planted");
+  preflight::testing::WritePlantedPool(dir, 300, 0.30, 40, 5);
+  WriteEval(dir, "tg", 99);
+  auto out = RunTrial(MicroTrial(dir));
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  const Comparison& c = out->trial.comparisons.at(0);
+  EXPECT_TRUE(c.saving.caught_up);
+  EXPECT_GT(c.saving.gross, 0.2) << out->result.dump();
+  EXPECT_GT(c.saving.net, 0.0);
+  // The net saving charges each arm's measured selection cost, exactly by DESIGN's formula.
+  const double f = out->trial.core_seconds_per_step;
+  EXPECT_GT(c.arm_cost_core_seconds, 0.0);
+  EXPECT_GT(c.baseline_cost_core_seconds, 0.0);
+  EXPECT_DOUBLE_EQ(c.saving.net, 1 - (c.saving.t_arm * f + c.arm_cost_core_seconds) /
+                                         (c.saving.t_baseline * f + c.baseline_cost_core_seconds));
+  EXPECT_TRUE(Exists(dir + "/trial/result.json"));
+  // Compute matching was checked and recorded for every run.
+  EXPECT_EQ(out->result["compute"]["runs"].size(), 6u);
+}
+
+// The "target" is ordinary pool text (background style, like 100% of the pool): there is nothing
+// to curate toward, and the 95% interval of the net saving must contain zero.
+TEST(TrialRun, TargetLikeThePoolShowsNoSaving) {
+  std::string dir = ScratchDir("trial_null");
+  preflight::testing::WritePlantedPool(dir, 300, 0.0, 40, 6);
+  // Replace the planted-style target by background-style text.
+  preflight::testing::TestRng rng(17);
+  std::string target;
+  for (int i = 0; i < 40; ++i) target += nlohmann::json{{"text", preflight::testing::MakeDoc(rng, "bg", 150)}}.dump() + "\n";
+  WriteText(dir + "/target.jsonl", target);
+  WriteEval(dir, "bg", 98);
+  auto out = RunTrial(MicroTrial(dir));
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  const Comparison& c = out->trial.comparisons.at(0);
+  double lo = c.ci.net.lo, hi = c.ci.net.hi;
+  EXPECT_TRUE(lo <= 0.0 && 0.0 <= hi) << "net " << c.saving.net << " interval [" << lo << ", " << hi << "]";
+}
+
+TEST(TrialRun, ADifferentConfigInTheSameFolderIsRefused) {
+  std::string dir = ScratchDir("trial_refuse");
+  preflight::testing::WritePlantedPool(dir, 60, 0.3, 10, 7);
+  WriteEval(dir, "tg", 97);
+  TrialConfig c = MicroTrial(dir);
+  c.seeds = 1;
+  c.steps = 20;
+  ASSERT_TRUE(RunTrial(c).ok());
+  c.steps = 30;
+  auto again = RunTrial(c);
+  ASSERT_FALSE(again.ok());
+  EXPECT_NE(again.status().message().find("this folder holds a different trial (steps differ)"), std::string::npos)
+      << again.status().message();
+}
+
+// What must not change when a trial is interrupted: everything except the measured costs (the
+// core-seconds of the work actually done, and what is computed from them: the net saving, its
+// interval and the sentence of the lab record that quotes it).
+nlohmann::json Deterministic(const nlohmann::json& result) {
+  nlohmann::json r = result;
+  r.erase("core_seconds_per_step");
+  r.erase("lab_record");
+  r.erase("compute");
+  for (auto& [name, arm] : r["arm_data"].items()) arm.erase("selection_core_seconds");
+  auto strip = [](nlohmann::json& cmp) {
+    cmp.erase("cost");
+    cmp["compute_saved"].erase("net");
+    cmp["compute_saved"].erase("ci95");
+    for (auto& p : cmp["compute_saved"]["per_seed"]) p.erase("net");
+  };
+  strip(r);
+  for (auto& cmp : r["comparisons"]) strip(cmp);
+  return r;
+}
+
+// kill -9 in the middle of the second run, then the same command: the finished run is reused,
+// the interrupted one resumes from its checkpoint, and the result matches an uninterrupted trial.
+TEST(TrialRun, KillNineThenRerunGivesTheUninterruptedResult) {
+  std::string dir = ScratchDir("trial_kill");
+  preflight::testing::WritePlantedPool(dir, 200, 0.3, 20, 8);
+  WriteEval(dir, "tg", 96);
+  std::string flags = "--pool " + dir + "/pool.jsonl --target-select " + dir + "/target.jsonl --target-eval " + dir +
+                      "/eval.jsonl --selector dsir --seeds 2 --steps 400 --eval-every 20 --eval-windows 64 "
+                      "--layers 1 --d-model 32 --heads 2 --context 32 --batch 8 --threads 1 --quiet --json";
+  auto clean = RunCli("trial " + flags + " --out " + dir + "/clean --ledger " + dir + "/clean.ledger");
+  ASSERT_EQ(clean.exit_code, 0) << clean.err;
+
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    std::string cmd = std::string("exec '") + PREFLIGHT_BINARY + "' trial " + flags + " --out " + dir +
+                      "/killed --ledger " + dir + "/killed.ledger >/dev/null 2>&1";
+    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // Wait until the second run has written a checkpoint, then kill without warning.
+  const std::string second = dir + "/killed/runs/random-s2/checkpoint.bin";
+  for (int i = 0; i < 6000 && !Exists(second); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(Exists(second)) << "the trial never reached its second run";
+  ASSERT_FALSE(Exists(dir + "/killed/result.json")) << "killed too late: the trial had finished";
+
+  auto resumed = RunCli("trial " + flags + " --out " + dir + "/killed --ledger " + dir + "/killed.ledger");
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  auto a = nlohmann::json::parse(ReadText(dir + "/clean/result.json"));
+  auto b = nlohmann::json::parse(ReadText(dir + "/killed/result.json"));
+  EXPECT_EQ(Deterministic(a).dump(), Deterministic(b).dump());
+  EXPECT_GE(nlohmann::json::parse(resumed.out)["reused_runs"].get<int>(), 1);
+  EXPECT_EQ(RunCli("ledger verify --ledger " + dir + "/killed.ledger").exit_code, 0);
+}
+
+}  // namespace
+}  // namespace preflight::trial
