@@ -8,7 +8,7 @@ PACKAGES=(
   build-essential cmake pkg-config git
   libsimdjson-dev nlohmann-json3-dev libcli11-dev libfmt-dev libssl-dev
   libzstd-dev zstd libxxhash-dev libfasttext-dev
-  libblis-dev libopenblas-dev
+  libblis-dev libblis-openmp-dev libopenblas-dev
   libgtest-dev libbenchmark-dev
   nodejs npm
   python3 python3-numpy

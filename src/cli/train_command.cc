@@ -24,21 +24,10 @@ namespace {
 // the machine is shared (2 threads on 2 busy cores ran 4x slower than 1, measured; doc/train.md).
 // libgomp reads OMP_WAIT_POLICY only when it loads, so the command re-executes itself once with
 // OMP_WAIT_POLICY=passive unless the user set a policy. Returns only if the re-exec failed.
-void ReexecWithPassiveWait(int argc, char** argv) {
-  if (std::getenv("OMP_WAIT_POLICY") != nullptr) return;
-  setenv("OMP_WAIT_POLICY", "passive", 1);
-  std::vector<char*> args;
-  std::string self = "preflight";
-  args.push_back(self.data());
-  for (int i = 0; i < argc; i++) args.push_back(argv[i]);  // argv[0] is "train"
-  args.push_back(nullptr);
-  execv("/proc/self/exe", args.data());
-}
 
 }  // namespace
 
 int RunTrain(int argc, char** argv) {
-  ReexecWithPassiveWait(argc, argv);
   CLI::App app;
   Describe(app, "train",
            "Train a small byte-level GPT (256 bytes + a document boundary) on --data, evaluating\n"

@@ -36,6 +36,46 @@ inline float Exp(float x) {
   return p * std::bit_cast<float>((static_cast<int>(n) + 127) << 23);
 }
 
+// scores[t2] = sum_i q[i] * kt[i * ldk + t2] for t2 < n, the sum taken in i order. Eight t2 at a
+// time with the accumulators held in one vector register across the i loop (the plain axpy form
+// loaded and stored the scores once per i). kt must be readable up to column RoundUp8(n).
+inline void RowTimesPanel(float* scores, const float* q, const float* kt, int ldk, int n, int hs) {
+  for (int t2 = 0; t2 < n; t2 += 8) {
+    float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    for (int i = 0; i < hs; i++) {
+      const float qi = q[i];
+      const float* k = kt + static_cast<size_t>(i) * ldk + t2;
+      for (int j = 0; j < 8; j++) acc[j] += qi * k[j];
+    }
+    const int m = std::min(8, n - t2);
+    for (int j = 0; j < m; j++) scores[t2 + j] = acc[j];
+  }
+}
+
+// out[i] = sum_{t2 < n} w[t2] * rows[t2 * ld + i] for i < hs, summed in t2 order. With hs a
+// multiple of 8, eight outputs at a time stay in one vector register across the t2 loop.
+inline void WeightedRowSum(float* out, const float* w, const float* rows, size_t ld, int n,
+                           int hs) {
+  if (hs % 8 == 0) {
+    for (int ib = 0; ib < hs; ib += 8) {
+      float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+      for (int t2 = 0; t2 < n; t2++) {
+        const float a = w[t2];
+        const float* r = rows + t2 * ld + ib;
+        for (int j = 0; j < 8; j++) acc[j] += a * r[j];
+      }
+      for (int j = 0; j < 8; j++) out[ib + j] = acc[j];
+    }
+    return;
+  }
+  for (int i = 0; i < hs; i++) out[i] = 0.0f;
+  for (int t2 = 0; t2 < n; t2++) {
+    for (int i = 0; i < hs; i++) out[i] += w[t2] * rows[t2 * ld + i];
+  }
+}
+
+int RoundUp8(int n) { return (n + 7) / 8 * 8; }
+
 int NumBlocks(int n, int block) { return (n + block - 1) / block; }
 
 // sums[c] += sum over rows of x[row, c], summed row by row within column blocks: the order of
@@ -186,27 +226,23 @@ void AttentionForward(float* out, float* att, const float* qkv, int B, int T, in
   // Entries t2 > t of att are never written.
   const int C3 = 3 * C, hs = C / NH;
   const float scale = 1.0f / std::sqrt(static_cast<float>(hs));
+  const int Tp = RoundUp8(T);
 #pragma omp parallel
   {
-    std::vector<float> kt(static_cast<size_t>(hs) * T);
+    std::vector<float> kt(static_cast<size_t>(hs) * Tp, 0.0f);
 #pragma omp for schedule(static)
     for (int bh = 0; bh < B * NH; bh++) {
       const int b = bh / NH, h = bh % NH;
       const float* base = qkv + static_cast<size_t>(b) * T * C3;
       for (int t2 = 0; t2 < T; t2++) {
         const float* k = base + static_cast<size_t>(t2) * C3 + C + h * hs;
-        for (int i = 0; i < hs; i++) kt[static_cast<size_t>(i) * T + t2] = k[i];
+        for (int i = 0; i < hs; i++) kt[static_cast<size_t>(i) * Tp + t2] = k[i];
       }
       for (int t = 0; t < T; t++) {
         const int n = t + 1;
         const float* q = base + static_cast<size_t>(t) * C3 + h * hs;
         float* row = att + (static_cast<size_t>(bh) * T + t) * T;
-        for (int t2 = 0; t2 < n; t2++) row[t2] = 0.0f;
-        for (int i = 0; i < hs; i++) {
-          const float qi = q[i];
-          const float* kti = kt.data() + static_cast<size_t>(i) * T;
-          for (int t2 = 0; t2 < n; t2++) row[t2] += qi * kti[t2];
-        }
+        RowTimesPanel(row, q, kt.data(), Tp, n, hs);
         float maxv = -std::numeric_limits<float>::infinity();
         for (int t2 = 0; t2 < n; t2++) {
           row[t2] *= scale;
@@ -218,12 +254,7 @@ void AttentionForward(float* out, float* att, const float* qkv, int B, int T, in
         const float inv = 1.0f / sum;
         for (int t2 = 0; t2 < n; t2++) row[t2] *= inv;
         float* o = out + (static_cast<size_t>(b) * T + t) * C + h * hs;
-        for (int i = 0; i < hs; i++) o[i] = 0.0f;
-        for (int t2 = 0; t2 < n; t2++) {
-          const float a = row[t2];
-          const float* v = base + static_cast<size_t>(t2) * C3 + 2 * C + h * hs;
-          for (int i = 0; i < hs; i++) o[i] += a * v[i];
-        }
+        WeightedRowSum(o, row, base + 2 * C + h * hs, C3, n, hs);
       }
     }
   }
@@ -236,9 +267,10 @@ void AttentionBackward(float* dqkv, const float* dout, const float* qkv, const f
   //   dq_t = scale * sum ds[t2] k_t2;  dk_t2 += scale * ds[t2] q_t.
   const int C3 = 3 * C, hs = C / NH;
   const float scale = 1.0f / std::sqrt(static_cast<float>(hs));
+  const int Tp = RoundUp8(T);
 #pragma omp parallel
   {
-    std::vector<float> vt(static_cast<size_t>(hs) * T);
+    std::vector<float> vt(static_cast<size_t>(hs) * Tp, 0.0f);
     std::vector<float> dk(static_cast<size_t>(T) * hs), dv(static_cast<size_t>(T) * hs);
     std::vector<float> da(T);
 #pragma omp for schedule(static)
@@ -248,7 +280,7 @@ void AttentionBackward(float* dqkv, const float* dout, const float* qkv, const f
       float* dbase = dqkv + static_cast<size_t>(b) * T * C3;
       for (int t2 = 0; t2 < T; t2++) {
         const float* v = base + static_cast<size_t>(t2) * C3 + 2 * C + h * hs;
-        for (int i = 0; i < hs; i++) vt[static_cast<size_t>(i) * T + t2] = v[i];
+        for (int i = 0; i < hs; i++) vt[static_cast<size_t>(i) * Tp + t2] = v[i];
       }
       std::fill(dk.begin(), dk.end(), 0.0f);
       std::fill(dv.begin(), dv.end(), 0.0f);
@@ -256,12 +288,7 @@ void AttentionBackward(float* dqkv, const float* dout, const float* qkv, const f
         const int n = t + 1;
         const float* row = att + (static_cast<size_t>(bh) * T + t) * T;
         const float* d = dout + (static_cast<size_t>(b) * T + t) * C + h * hs;
-        for (int t2 = 0; t2 < n; t2++) da[t2] = 0.0f;
-        for (int i = 0; i < hs; i++) {
-          const float di = d[i];
-          const float* vti = vt.data() + static_cast<size_t>(i) * T;
-          for (int t2 = 0; t2 < n; t2++) da[t2] += di * vti[t2];
-        }
+        RowTimesPanel(da.data(), d, vt.data(), Tp, n, hs);
         float dot = 0.0f;
         for (int t2 = 0; t2 < n; t2++) {
           const float a = row[t2];
@@ -272,15 +299,11 @@ void AttentionBackward(float* dqkv, const float* dout, const float* qkv, const f
         for (int t2 = 0; t2 < n; t2++) da[t2] = row[t2] * (da[t2] - dot) * scale;
         const float* q = base + static_cast<size_t>(t) * C3 + h * hs;
         float* dq = dbase + static_cast<size_t>(t) * C3 + h * hs;
-        for (int i = 0; i < hs; i++) dq[i] = 0.0f;
+        WeightedRowSum(dq, da.data(), base + C + h * hs, C3, n, hs);
         for (int t2 = 0; t2 < n; t2++) {
           const float g = da[t2];
-          const float* k = base + static_cast<size_t>(t2) * C3 + C + h * hs;
           float* dkr = dk.data() + static_cast<size_t>(t2) * hs;
-          for (int i = 0; i < hs; i++) {
-            dq[i] += g * k[i];
-            dkr[i] += g * q[i];
-          }
+          for (int i = 0; i < hs; i++) dkr[i] += g * q[i];
         }
       }
       for (int t2 = 0; t2 < T; t2++) {
