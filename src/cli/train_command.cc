@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/model_flags.h"
 #include "cli/common.h"
 #include "cli/progress.h"
 #include "train/blas.h"
@@ -37,17 +38,12 @@ int RunTrain(int argc, char** argv) {
            "Example:\n  preflight train --data train.jsonl --eval heldout.jsonl --model tiny "
            "--steps 300 --seed 1 --out runs/t1");
   train::TrainOptions o;
-  std::string model_name = "small";
-  int layers = 0, d_model = 0, heads = 0, context = 0, batch = 0;
+  ModelFlags model;
+  model.name = "small";
   bool json = false, quiet = false;
   app.add_option("--data", o.data_path, "training documents (JSONL, field \"text\")")->required();
   app.add_option("--eval", o.eval_path, "held-out documents (JSONL, field \"text\")")->required();
-  app.add_option("--model", model_name, "tiny | small | medium")->capture_default_str();
-  app.add_option("--layers", layers, "override: transformer blocks");
-  app.add_option("--d-model", d_model, "override: channels");
-  app.add_option("--heads", heads, "override: attention heads (must divide d-model)");
-  app.add_option("--context", context, "override: tokens per window");
-  app.add_option("--batch", batch, "override: windows per step");
+  model.Add(app);
   app.add_option("--steps", o.steps, "optimizer steps")->capture_default_str();
   app.add_option("--seed", o.seed, "initial weights and training windows")->capture_default_str();
   app.add_option("--out", o.run_dir, "run folder (created; holds checkpoint.bin, curve.jsonl)")
@@ -68,15 +64,10 @@ int RunTrain(int argc, char** argv) {
   app.add_flag("--quiet", quiet, "no progress on stderr");
   if (int code = Parse(app, argc, argv); code >= 0) return code;
 
-  auto named = train::NamedModel(model_name);
-  if (!named.ok()) return Fail("train", named.status());
-  o.model = *named;
-  if (layers) o.model.layers = layers;
-  if (d_model) o.model.d_model = d_model;
-  if (heads) o.model.heads = heads;
-  if (context) o.model.context = context;
-  if (batch) o.model.batch = batch;
-  if (Status st = train::ValidateModel(o.model); !st.ok()) return Fail("train", st);
+  auto resolved = model.Resolve();
+  if (!resolved.ok()) return Fail("train", resolved.status());
+  o.model = *resolved;
+  const std::string& model_name = model.name;
 
   const train::ModelConfig& m = o.model;
   std::fprintf(stderr,

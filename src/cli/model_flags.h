@@ -1,0 +1,20 @@
+#pragma once
+// The model flags every training command shares: --model NAME and the shape overrides.
+
+#include <CLI/CLI.hpp>
+#include <string>
+
+#include "base/status.h"
+#include "train/config.h"
+
+namespace preflight::cli {
+
+// --model, --layers, --d-model, --heads, --context, --batch.
+struct ModelFlags {
+  std::string name = "tiny";  // Set another default before Add() where one fits better.
+  int layers = 0, d_model = 0, heads = 0, context = 0, batch = 0;  // 0 = the named model's
+  void Add(CLI::App& app);
+  Result<train::ModelConfig> Resolve() const;
+};
+
+}  // namespace preflight::cli
