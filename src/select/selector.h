@@ -50,7 +50,7 @@ struct ScoredDoc {
 };
 
 struct SelectionResult {
-  nlohmann::json manifest;  // As written (see doc/select.md).
+  nlohmann::json manifest;  // As written (doc/select.md).
   std::vector<ScoredDoc> top_kept;     // The highest-scoring kept documents (dsir, classifier).
   std::vector<ScoredDoc> bottom_pool;  // The lowest-scoring pool documents (dsir, classifier).
   uint64_t pool_docs = 0, pool_bytes = 0, kept_docs = 0, kept_bytes = 0, budget_bytes = 0;
