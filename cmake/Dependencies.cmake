@@ -71,7 +71,7 @@ find_package(Python3 QUIET COMPONENTS Interpreter)
 
 message(STATUS "preflight: required: simdjson ${simdjson_VERSION}, nlohmann_json ${nlohmann_json_VERSION}, "
                "CLI11 ${CLI11_VERSION}, fmt ${fmt_VERSION}, OpenSSL ${OPENSSL_VERSION}, "
-               "zstd ${ZSTD_VERSION}, fastText ${FASTTEXT_VERSION}, OpenMP ${OpenMP_CXX_VERSION}")
+               "zstd ${ZSTD_VERSION}, fastText (found; its .pc has no version), OpenMP ${OpenMP_CXX_VERSION}")
 preflight_report("BLIS" PREFLIGHT_HAVE_BLIS "(${BLIS_LIBRARY})")
 preflight_report("OpenBLAS" PREFLIGHT_HAVE_OPENBLAS "(${OPENBLAS_LIBRARY})")
 preflight_report("GoogleTest" GTest_FOUND "(tests)")
