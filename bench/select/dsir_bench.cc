@@ -28,9 +28,10 @@ int main(int argc, char** argv) {
     corpus::ReadOptions read;
     read.threads = 2;
     std::vector<std::vector<uint64_t>> per(2, std::vector<uint64_t>(o.buckets, 0));
-    auto s = corpus::ScanDocuments(paths, read, [&](int t, const corpus::Record&, std::string_view text) {
-      select::CountFeatures(text, o, per[t].data());
-    });
+    auto s = corpus::ScanDocuments(paths, read,
+                                   [&](int t, const corpus::Record&, std::string_view text) {
+                                     select::CountFeatures(text, o, per[t].data());
+                                   });
     if (!s.ok()) {
       std::fprintf(stderr, "%s\n", s.status().message().c_str());
       std::exit(1);
@@ -53,9 +54,10 @@ int main(int argc, char** argv) {
     read.threads = threads;
     std::vector<double> sink(threads, 0);
     CostMeter meter;
-    auto s = corpus::ScanDocuments(pool, read, [&](int t, const corpus::Record&, std::string_view text) {
-      sink[t] += model->LogWeight(text);
-    });
+    auto s =
+        corpus::ScanDocuments(pool, read, [&](int t, const corpus::Record&, std::string_view text) {
+          sink[t] += model->LogWeight(text);
+        });
     double wall = meter.wall_seconds(), cpu = meter.core_seconds();
     double mb = static_cast<double>(s->inputs[0].file_bytes) / 1e6;
     double checksum = 0;
@@ -64,8 +66,8 @@ int main(int argc, char** argv) {
         "{\"threads\": %d, \"pool_mb\": %.1f, \"docs\": %llu, \"wall_s\": %.3f, \"core_s\": %.3f, "
         "\"mb_per_s\": %.1f, \"mb_per_s_per_core\": %.1f, \"mb_per_core_second\": %.1f, "
         "\"fit_count_wall_s_2t\": %.3f, \"checksum\": %.6g}\n",
-        threads, mb, static_cast<unsigned long long>(pool_summary.docs), wall, cpu, mb / wall, mb / wall / threads,
-        mb / cpu, fit_wall, checksum);
+        threads, mb, static_cast<unsigned long long>(pool_summary.docs), wall, cpu, mb / wall,
+        mb / wall / threads, mb / cpu, fit_wall, checksum);
     std::fflush(stdout);
   }
   return 0;

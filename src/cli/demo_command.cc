@@ -29,16 +29,22 @@ Result<Target> LoadTarget(const std::string& data_dir, std::string name) {
   std::string path = JoinPath(data_dir, "battery.json");
   auto text = ReadFileToString(path);
   if (!text.ok()) {
-    return Status::NotFound(path + ": the built-in battery is missing; run scripts/setup.sh (or "
+    return Status::NotFound(path +
+                            ": the built-in battery is missing; run scripts/setup.sh (or "
                             "scripts/fetch-data.sh) first");
   }
   auto battery = nlohmann::json::parse(*text, nullptr, false);
-  if (battery.is_discarded()) return Status::Corruption(path + ": not valid JSON; re-run scripts/fetch-data.sh");
+  if (battery.is_discarded())
+    return Status::Corruption(path + ": not valid JSON; re-run scripts/fetch-data.sh");
   if (name.empty()) name = battery.value("default_target", "cj");
   for (const auto& t : battery["targets"]) {
     if (t["name"] == name) {
-      return Target{name, t["genre"], t["label"], JoinPath(data_dir, t["pool"]),
-                    JoinPath(data_dir, t["target_select"]), JoinPath(data_dir, t["target_eval"])};
+      return Target{name,
+                    t["genre"],
+                    t["label"],
+                    JoinPath(data_dir, t["pool"]),
+                    JoinPath(data_dir, t["target_select"]),
+                    JoinPath(data_dir, t["target_eval"])};
     }
   }
   return Status::InvalidArgument("no target '" + name + "' in " + path);
@@ -77,11 +83,12 @@ std::string Format(const char* fmt, ...) {
 
 int RunDemo(int argc, char** argv) {
   CLI::App app;
-  Describe(app, "demo",
-           "The main job on the bundled Brown corpus: keep the quarter of a pool most like a\n"
-           "built-in target with each selector and show what was kept and why, then run a full trial\n"
-           "(dsir vs random, tiny model, 4 seeds per arm) that measures the compute the choice saved.\n"
-           "Prints an estimate first; under 10 minutes on 2 cores. Resumable (rerun after a kill).");
+  Describe(
+      app, "demo",
+      "The main job on the bundled Brown corpus: keep the quarter of a pool most like a\n"
+      "built-in target with each selector and show what was kept and why, then run a full trial\n"
+      "(dsir vs random, tiny model, 4 seeds per arm) that measures the compute the choice saved.\n"
+      "Prints an estimate first; under 10 minutes on 2 cores. Resumable (rerun after a kill).");
   std::string data_dir = "data/brown", target_name, out_dir = "out/demo";
   std::string ledger_path = ledger::DefaultLedgerPath();
   uint64_t seed = 1;
@@ -107,13 +114,17 @@ int RunDemo(int argc, char** argv) {
   if (Status st = MakeDirectories(out_dir); !st.ok()) return Fail("demo", st);
 
   out += Format("preflight demo: target '%s' (Brown genre %s, %s)\n", target->name.c_str(),
-              target->genre.c_str(), target->label.c_str());
-  out += Format("  pool           %s\n  target_select  %s\n  target_eval    %s (held out: never read here)\n\n",
-              target->pool.c_str(), target->select.c_str(), target->eval.c_str());
+                target->genre.c_str(), target->label.c_str());
+  out += Format(
+      "  pool           %s\n  target_select  %s\n  target_eval    %s (held out: never read "
+      "here)\n\n",
+      target->pool.c_str(), target->select.c_str(), target->eval.c_str());
 
   auto pool_shares = GenreShares(target->pool);
-  out += Format("%-10s %10s %10s %14s %12s\n", "selector", "kept docs", "kept MB", "target genre", "core-sec");
-  out += Format("%-10s %10s %10s %13.1f%% %12s\n", "(pool)", "", "", 100 * pool_shares[target->genre], "");
+  out += Format("%-10s %10s %10s %14s %12s\n", "selector", "kept docs", "kept MB", "target genre",
+                "core-sec");
+  out += Format("%-10s %10s %10s %13.1f%% %12s\n", "(pool)", "", "",
+                100 * pool_shares[target->genre], "");
   select::SelectionResult dsir_result;
   double dsir_share = 0;
   for (const char* name : {"random", "first", "dsir", "classifier"}) {
@@ -124,33 +135,46 @@ int RunDemo(int argc, char** argv) {
     o.out_path = JoinPath(out_dir, target->name + "." + name + ".jsonl");
     auto r = select::RunSelection({target->pool}, {target->select}, o);
     if (!r.ok()) return Fail("demo", r.status());
-    nlohmann::json receipt = {
-        {"kind", "selection"},
-        {"inputs", {{{"role", "pool"}, {"path", target->pool},
-                     {"sha256", r->manifest["inputs"]["pool"][0]["sha256"]},
-                     {"docs", r->pool_docs}, {"bytes", r->pool_bytes}}}},
-        {"config", {{"selector", name}, {"keep", o.keep}, {"seed", seed}, {"params", r->manifest["params"]},
-                    {"via", "demo"}}},
-        {"result", {{"kept_docs", r->kept_docs}, {"kept_bytes", r->kept_bytes}, {"output", r->manifest["output"]}}},
-        {"cost", {{"core_seconds", r->core_seconds}, {"flops", 0}}}};
+    nlohmann::json receipt = {{"kind", "selection"},
+                              {"inputs",
+                               {{{"role", "pool"},
+                                 {"path", target->pool},
+                                 {"sha256", r->manifest["inputs"]["pool"][0]["sha256"]},
+                                 {"docs", r->pool_docs},
+                                 {"bytes", r->pool_bytes}}}},
+                              {"config",
+                               {{"selector", name},
+                                {"keep", o.keep},
+                                {"seed", seed},
+                                {"params", r->manifest["params"]},
+                                {"via", "demo"}}},
+                              {"result",
+                               {{"kept_docs", r->kept_docs},
+                                {"kept_bytes", r->kept_bytes},
+                                {"output", r->manifest["output"]}}},
+                              {"cost", {{"core_seconds", r->core_seconds}, {"flops", 0}}}};
     auto appended = ledger::Append(ledger_path, receipt);
     if (!appended.ok()) return Fail("demo", appended.status());
     auto shares = GenreShares(o.out_path);
-    out += Format("%-10s %10llu %10.2f %13.1f%% %12.2f\n", name, static_cast<unsigned long long>(r->kept_docs),
-                r->kept_bytes / 1e6, 100 * shares[target->genre], r->core_seconds);
+    out += Format("%-10s %10llu %10.2f %13.1f%% %12.2f\n", name,
+                  static_cast<unsigned long long>(r->kept_docs), r->kept_bytes / 1e6,
+                  100 * shares[target->genre], r->core_seconds);
     if (std::string(name) == "dsir") {
       dsir_result = *r;
       dsir_share = shares[target->genre];
     }
   }
-  out += Format("\n(\"target genre\" = share of the kept text that is genre %s; the budget is a quarter of "
-              "the pool's bytes)\n\nWhy DSIR kept what it kept: log importance weight per 128-word chunk, "
-              "log p_target - log p_pool over hashed unigrams+bigrams\n",
-              target->genre.c_str());
+  out += Format(
+      "\n(\"target genre\" = share of the kept text that is genre %s; the budget is a quarter of "
+      "the pool's bytes)\n\nWhy DSIR kept what it kept: log importance weight per 128-word chunk, "
+      "log p_target - log p_pool over hashed unigrams+bigrams\n",
+      target->genre.c_str());
   out += Format("  highest kept:  ");
-  for (const auto& d : dsir_result.top_kept) out += Format("%s (%s, %+.1f)  ", d.id.c_str(), d.genre.c_str(), d.score);
+  for (const auto& d : dsir_result.top_kept)
+    out += Format("%s (%s, %+.1f)  ", d.id.c_str(), d.genre.c_str(), d.score);
   out += Format("\n  lowest in pool: ");
-  for (const auto& d : dsir_result.bottom_pool) out += Format("%s (%s, %+.1f)  ", d.id.c_str(), d.genre.c_str(), d.score);
+  for (const auto& d : dsir_result.bottom_pool)
+    out += Format("%s (%s, %+.1f)  ", d.id.c_str(), d.genre.c_str(), d.score);
   out += Format("\n\nSelections in %s/, receipts in %s (check them: preflight ledger verify)\n",
                 out_dir.c_str(), ledger_path.c_str());
   if (select_only) {
@@ -174,16 +198,23 @@ int RunDemo(int argc, char** argv) {
   if (!quiet) {
     auto estimate = trial::EstimateTrialSeconds(c);
     if (!estimate.ok()) return Fail("demo", estimate.status());
-    std::fprintf(stderr, "demo: trial of dsir vs random on '%s': %d runs of %lld steps (tiny model), estimated %s\n",
-                 target->name.c_str(), 2 * seeds, static_cast<long long>(steps), HumanDuration(*estimate).c_str());
+    std::fprintf(
+        stderr,
+        "demo: trial of dsir vs random on '%s': %d runs of %lld steps (tiny model), estimated %s\n",
+        target->name.c_str(), 2 * seeds, static_cast<long long>(steps),
+        HumanDuration(*estimate).c_str());
   }
   auto run = RunTrialWithReceipt(c, ledger_path, quiet);
   if (!run.ok()) return Fail("demo", run.status());
-  std::printf("=== preflight demo: does training on the DSIR-selected quarter save compute? ===\n\n");
-  std::printf("Selected: %llu of %llu documents of the pool (a quarter of its bytes) most like Brown genre %s "
-              "(%s);\n%.0f%% of the kept text is that genre, against %.0f%% of the pool.\n\n",
-              static_cast<unsigned long long>(dsir_result.kept_docs), static_cast<unsigned long long>(dsir_result.pool_docs),
-              target->genre.c_str(), target->label.c_str(), 100 * dsir_share, 100 * pool_shares[target->genre]);
+  std::printf(
+      "=== preflight demo: does training on the DSIR-selected quarter save compute? ===\n\n");
+  std::printf(
+      "Selected: %llu of %llu documents of the pool (a quarter of its bytes) most like Brown genre "
+      "%s "
+      "(%s);\n%.0f%% of the kept text is that genre, against %.0f%% of the pool.\n\n",
+      static_cast<unsigned long long>(dsir_result.kept_docs),
+      static_cast<unsigned long long>(dsir_result.pool_docs), target->genre.c_str(),
+      target->label.c_str(), 100 * dsir_share, 100 * pool_shares[target->genre]);
   std::printf("%s\n", TrialSummaryText(*run).c_str());
   std::printf("=== details ===\n\n%s", out.c_str());
   return 0;

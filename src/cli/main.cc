@@ -21,7 +21,8 @@ struct Command {
 
 constexpr Command kCommands[] = {
     {"demo", preflight::cli::RunDemo, "the main job on the bundled Brown corpus"},
-    {"select", preflight::cli::RunSelect, "keep the part of a pool most like a target (or a baseline)"},
+    {"select", preflight::cli::RunSelect,
+     "keep the part of a pool most like a target (or a baseline)"},
     {"forecast", preflight::cli::RunForecast, "verdict before training: curate or random"},
     {"trial", preflight::cli::RunTrial, "train curated vs random arms, measure compute saved"},
     {"battery", preflight::cli::RunBattery, "forecast + trial for every target of a battery"},

@@ -62,11 +62,12 @@ void Progress::Update(double done, const std::string& note) {
   double elapsed = now - start_;
   double rate = elapsed > 0 ? done / elapsed : 0;
   double eta = rate > 0 ? (total_ - done) / rate : -1;
-  std::string rate_text =
-      unit_ == "B" ? HumanBytes(rate) + "/s" : std::to_string(static_cast<long>(rate)) + " " + unit_ + "/s";
+  std::string rate_text = unit_ == "B"
+                              ? HumanBytes(rate) + "/s"
+                              : std::to_string(static_cast<long>(rate)) + " " + unit_ + "/s";
   std::fprintf(stderr, "%s%s %5.1f%% | %s | ETA %s%s%s%s", tty_ ? "\r\033[K" : "", label_.c_str(),
-               100.0 * frac, rate_text.c_str(), HumanDuration(eta).c_str(), note.empty() ? "" : " | ",
-               note.c_str(), tty_ ? "" : "\n");
+               100.0 * frac, rate_text.c_str(), HumanDuration(eta).c_str(),
+               note.empty() ? "" : " | ", note.c_str(), tty_ ? "" : "\n");
   std::fflush(stderr);
 }
 

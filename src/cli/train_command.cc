@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "cli/commands.h"
-#include "cli/model_flags.h"
 #include "cli/common.h"
+#include "cli/model_flags.h"
 #include "cli/progress.h"
 #include "train/blas.h"
 #include "train/config.h"

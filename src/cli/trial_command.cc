@@ -28,18 +28,24 @@ int RunTrial(int argc, char** argv) {
   bool json = false, quiet = false;
   std::string ledger_path = ledger::DefaultLedgerPath();
   app.add_option("--pool", c.pool, "pool files (JSONL)")->required();
-  app.add_option("--target-select", c.target_select, "target documents the selector may read")->required();
-  app.add_option("--target-eval", c.target_eval, "held-out target documents (evaluation only)")->required();
+  app.add_option("--target-select", c.target_select, "target documents the selector may read")
+      ->required();
+  app.add_option("--target-eval", c.target_eval, "held-out target documents (evaluation only)")
+      ->required();
   app.add_option("--target-name", c.target_name, "a name for the target in the lab record");
   app.add_option("--selector", c.selector, "dsir | classifier | first")->capture_default_str();
   app.add_option("--keep", c.keep, "fraction of the pool's bytes per arm")->capture_default_str();
-  app.add_option("--selection-seed", c.selection_seed, "seed of the selections")->capture_default_str();
+  app.add_option("--selection-seed", c.selection_seed, "seed of the selections")
+      ->capture_default_str();
   app.add_option("--baseline", c.baseline, "'first': add the first quarter as a third arm");
-  app.add_option("--seeds", c.seeds, "runs per arm (seeds 1..N, paired across arms)")->capture_default_str();
+  app.add_option("--seeds", c.seeds, "runs per arm (seeds 1..N, paired across arms)")
+      ->capture_default_str();
   model.Add(app);
   app.add_option("--steps", c.steps, "training steps per run (S)")->capture_default_str();
-  app.add_option("--eval-every", c.eval_every, "steps between evals (0 = steps/20)")->capture_default_str();
-  app.add_option("--eval-windows", c.eval_max_windows, "eval windows (0 = all of the eval file)")->capture_default_str();
+  app.add_option("--eval-every", c.eval_every, "steps between evals (0 = steps/20)")
+      ->capture_default_str();
+  app.add_option("--eval-windows", c.eval_max_windows, "eval windows (0 = all of the eval file)")
+      ->capture_default_str();
   app.add_option("--lr", c.lr, "peak learning rate")->capture_default_str();
   app.add_option("--threads", c.threads, "threads")->capture_default_str();
   app.add_option("--out", c.out_dir, "run folder (resumable)")->required();
@@ -56,8 +62,8 @@ int RunTrial(int argc, char** argv) {
     auto estimate = trial::EstimateTrialSeconds(c);
     if (!estimate.ok()) return Fail("trial", estimate.status());
     std::fprintf(stderr, "trial: %d runs of %lld steps (%s model); estimated %s on this machine\n",
-                 (c.baseline == "first" ? 3 : 2) * c.seeds, static_cast<long long>(c.steps), model.name.c_str(),
-                 HumanDuration(*estimate).c_str());
+                 (c.baseline == "first" ? 3 : 2) * c.seeds, static_cast<long long>(c.steps),
+                 model.name.c_str(), HumanDuration(*estimate).c_str());
   }
   auto run = RunTrialWithReceipt(c, ledger_path, quiet);
   if (!run.ok()) return Fail("trial", run.status());

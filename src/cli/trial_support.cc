@@ -11,8 +11,8 @@
 
 namespace preflight::cli {
 
-Result<TrialRun> RunTrialWithReceipt(const trial::TrialConfig& config, const std::string& ledger_path,
-                                     bool quiet) {
+Result<TrialRun> RunTrialWithReceipt(const trial::TrialConfig& config,
+                                     const std::string& ledger_path, bool quiet) {
   std::unique_ptr<Progress> bar;
   std::string stage;
   auto on_progress = [&](const trial::TrialProgress& p) {
@@ -20,10 +20,11 @@ Result<TrialRun> RunTrialWithReceipt(const trial::TrialConfig& config, const std
     if (p.stage != stage) {
       if (bar) bar->Finish();
       stage = p.stage;
-      std::string label = p.runs > 0 && p.run > 0
-                              ? "[" + std::to_string(p.run) + "/" + std::to_string(p.runs) + "] " + p.stage
-                              : p.stage;
-      bar = std::make_unique<Progress>(label, static_cast<double>(std::max<int64_t>(1, p.steps)), "step");
+      std::string label = p.runs > 0 && p.run > 0 ? "[" + std::to_string(p.run) + "/" +
+                                                        std::to_string(p.runs) + "] " + p.stage
+                                                  : p.stage;
+      bar = std::make_unique<Progress>(label, static_cast<double>(std::max<int64_t>(1, p.steps)),
+                                       "step");
     }
     char note[96];
     std::snprintf(note, sizeof(note), "loss %.3f | %.0f tok/s", p.loss, p.tokens_per_second);
@@ -42,11 +43,12 @@ Result<TrialRun> RunTrialWithReceipt(const trial::TrialConfig& config, const std
   PF_RETURN_IF_ERROR(WriteFileAtomically(outcome->report_path, report::RenderTrialReport(data)));
 
   nlohmann::json config_json = config.ToJson();
-  nlohmann::json receipt = {{"kind", "trial"},
-                            {"inputs", outcome->inputs},
-                            {"config", config_json},
-                            {"result", outcome->result},
-                            {"cost", {{"core_seconds", outcome->core_seconds}, {"flops", outcome->flops}}}};
+  nlohmann::json receipt = {
+      {"kind", "trial"},
+      {"inputs", outcome->inputs},
+      {"config", config_json},
+      {"result", outcome->result},
+      {"cost", {{"core_seconds", outcome->core_seconds}, {"flops", outcome->flops}}}};
   PF_ASSIGN_OR_RETURN(nlohmann::json appended, ledger::Append(ledger_path, receipt));
 
   TrialRun run;
@@ -72,17 +74,20 @@ std::string TrialSummaryText(const TrialRun& run) {
   const auto& cmp = run.outcome.trial.comparisons.front();
   std::string out;
   char line[512];
-  std::snprintf(line, sizeof(line), "%s\n\n", run.outcome.lab_record.value("summary", std::string()).c_str());
+  std::snprintf(line, sizeof(line), "%s\n\n",
+                run.outcome.lab_record.value("summary", std::string()).c_str());
   out += line;
-  std::snprintf(line, sizeof(line),
-                "  L* (best random-arm loss)  %.4f bits/byte at step %s\n"
-                "  curated arm reaches it at  %s\n"
-                "  compute saved, gross       %s\n"
-                "  compute saved, net         %s   (95%% interval %s to %s; selection cost charged)\n",
-                cmp.saving.l_star, trial::FormatSteps(cmp.saving.t_baseline).c_str(),
-                cmp.saving.caught_up ? ("step " + trial::FormatSteps(cmp.saving.t_arm)).c_str() : "never (within the budget)",
-                trial::FormatPercent(cmp.saving.gross).c_str(), trial::FormatPercent(cmp.saving.net).c_str(),
-                trial::FormatPercent(cmp.ci.net.lo).c_str(), trial::FormatPercent(cmp.ci.net.hi).c_str());
+  std::snprintf(
+      line, sizeof(line),
+      "  L* (best random-arm loss)  %.4f bits/byte at step %s\n"
+      "  curated arm reaches it at  %s\n"
+      "  compute saved, gross       %s\n"
+      "  compute saved, net         %s   (95%% interval %s to %s; selection cost charged)\n",
+      cmp.saving.l_star, trial::FormatSteps(cmp.saving.t_baseline).c_str(),
+      cmp.saving.caught_up ? ("step " + trial::FormatSteps(cmp.saving.t_arm)).c_str()
+                           : "never (within the budget)",
+      trial::FormatPercent(cmp.saving.gross).c_str(), trial::FormatPercent(cmp.saving.net).c_str(),
+      trial::FormatPercent(cmp.ci.net.lo).c_str(), trial::FormatPercent(cmp.ci.net.hi).c_str());
   out += line;
   for (size_t i = 1; i < run.outcome.trial.comparisons.size(); ++i) {
     const auto& c = run.outcome.trial.comparisons[i];
@@ -90,7 +95,8 @@ std::string TrialSummaryText(const TrialRun& run) {
                   trial::FormatPercent(c.saving.net).c_str());
     out += line;
   }
-  std::snprintf(line, sizeof(line), "  report                     %s\n  receipt                    %s\n",
+  std::snprintf(line, sizeof(line),
+                "  report                     %s\n  receipt                    %s\n",
                 run.outcome.report_path.c_str(), run.receipt_hash.substr(0, 16).c_str());
   out += line;
   return out;

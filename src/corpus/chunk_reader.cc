@@ -13,7 +13,8 @@ namespace preflight::corpus {
 namespace {
 
 bool EndsWith(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 }  // namespace
@@ -93,9 +94,9 @@ class ZstdReader final : public ChunkReader {
         if (n < 0) return Status::IOError(path_ + ": read failed: " + std::strerror(errno));
         if (n == 0) {
           if (frame_open_) {
-            return Status::Corruption(path_ + ": truncated zstd stream at byte offset " +
-                                      std::to_string(disk_read_) +
-                                      " (the file ends inside a frame; re-create or re-download it)");
+            return Status::Corruption(
+                path_ + ": truncated zstd stream at byte offset " + std::to_string(disk_read_) +
+                " (the file ends inside a frame; re-create or re-download it)");
           }
           return size_t{0};
         }
@@ -188,8 +189,9 @@ Result<std::string_view> ChunkReader::Next() {
     }
     // One line fills the whole buffer: grow it, up to the line limit.
     if (buf_end_ >= max_line_bytes_) {
-      return Status::Corruption(path_ + ": the line at byte offset " + std::to_string(chunk_offset_) +
-                                " is longer than " + std::to_string(max_line_bytes_) +
+      return Status::Corruption(path_ + ": the line at byte offset " +
+                                std::to_string(chunk_offset_) + " is longer than " +
+                                std::to_string(max_line_bytes_) +
                                 " bytes; documents over the limit are refused");
     }
     scanned = buf_end_;

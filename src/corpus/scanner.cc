@@ -7,7 +7,6 @@
 #include <cstring>
 #include <filesystem>
 #include <memory>
-
 #include <nlohmann/json.hpp>
 
 #include "base/file.h"
@@ -51,8 +50,9 @@ void SplitLines(std::string_view chunk, uint64_t chunk_offset, uint32_t input, i
 
 // Parses with the DOM parser, which validates the whole line (JSON and UTF-8), not just the
 // fields we read. `padded` promises SIMDJSON_PADDING readable bytes after the line.
-Result<std::string_view> ParseWith(simdjson::dom::parser& parser, std::string_view line, bool padded,
-                                   const ReadOptions& options, const std::string& where) {
+Result<std::string_view> ParseWith(simdjson::dom::parser& parser, std::string_view line,
+                                   bool padded, const ReadOptions& options,
+                                   const std::string& where) {
   simdjson::dom::element doc;
   auto error = padded ? parser.parse(line.data(), line.size(), false).get(doc)
                       : parser.parse(line.data(), line.size(), true).get(doc);
@@ -69,7 +69,8 @@ Result<std::string_view> ParseWith(simdjson::dom::parser& parser, std::string_vi
   }
   std::string_view text;
   if (field.get_string().get(text)) {
-    return Status::InvalidArgument(where + ": field \"" + options.text_field + "\" is not a string");
+    return Status::InvalidArgument(where + ": field \"" + options.text_field +
+                                   "\" is not a string");
   }
   if (text.size() > options.max_document_bytes) {
     return Status::InvalidArgument(where + ": document of " + std::to_string(text.size()) +
@@ -102,7 +103,8 @@ Result<std::vector<std::string>> ListFolder(const std::string& dir) {
 // {"id": relative path, "text": content} so that selection writes JSONL either way. The input's
 // SHA-256 covers "relative path\0content\0" for every file in order.
 Status ScanFolder(const std::string& dir, uint32_t input, const ReadOptions& options,
-                  uint64_t& next_index, InputSummary& summary, std::vector<std::string>& bad_examples,
+                  uint64_t& next_index, InputSummary& summary,
+                  std::vector<std::string>& bad_examples,
                   const std::function<Status(const Record&, std::string_view text)>& visit) {
   PF_ASSIGN_OR_RETURN(std::vector<std::string> files, ListFolder(dir));
   Sha256 sha;
@@ -195,7 +197,8 @@ Result<ScanSummary> ScanDocuments(const std::vector<std::string>& paths, const R
       while (true) {
         PF_ASSIGN_OR_RETURN(std::string_view chunk, reader->Next());
         if (chunk.empty()) break;
-        SplitLines(chunk, reader->chunk_offset(), input, line_no, next_index, records, summary.blank);
+        SplitLines(chunk, reader->chunk_offset(), input, line_no, next_index, records,
+                   summary.blank);
         const int64_t n = static_cast<int64_t>(records.size());
         if (before_chunk) before_chunk(next_index);
         std::vector<uint64_t> docs(threads, 0), bytes(threads, 0);
@@ -203,7 +206,8 @@ Result<ScanSummary> ScanDocuments(const std::vector<std::string>& paths, const R
         for (int64_t i = 0; i < n; ++i) {
           const int t = omp_get_thread_num();
           const Record& r = records[i];
-          auto text = ParseWith(parsers[t], r.line, /*padded=*/true, options, Where(path, r.line_no));
+          auto text =
+              ParseWith(parsers[t], r.line, /*padded=*/true, options, Where(path, r.line_no));
           if (!text.ok()) {
             bad_by_thread[t].push_back({r.index, text.status().message()});
             continue;
@@ -215,10 +219,12 @@ Result<ScanSummary> ScanDocuments(const std::vector<std::string>& paths, const R
         // Report bad lines in file order, whatever thread found them.
         std::vector<BadLine> bad;
         for (auto& v : bad_by_thread) {
-          bad.insert(bad.end(), std::make_move_iterator(v.begin()), std::make_move_iterator(v.end()));
+          bad.insert(bad.end(), std::make_move_iterator(v.begin()),
+                     std::make_move_iterator(v.end()));
           v.clear();
         }
-        std::sort(bad.begin(), bad.end(), [](const BadLine& a, const BadLine& b) { return a.index < b.index; });
+        std::sort(bad.begin(), bad.end(),
+                  [](const BadLine& a, const BadLine& b) { return a.index < b.index; });
         if (!bad.empty() && !options.skip_bad) return Status::InvalidArgument(bad.front().message);
         for (auto& b : bad) {
           if (total.bad_examples.size() < 10) total.bad_examples.push_back(std::move(b.message));

@@ -20,7 +20,8 @@ namespace preflight::corpus {
 // Called once per valid document, possibly from several threads at once (`thread` in
 // [0, options.threads)). Calls for one input arrive chunk by chunk in file order, but within a
 // chunk in any order: visitors write to per-record or per-thread slots.
-using DocumentVisitor = std::function<void(int thread, const Record& record, std::string_view text)>;
+using DocumentVisitor =
+    std::function<void(int thread, const Record& record, std::string_view text)>;
 // Progress in bytes read from disk, out of the total.
 using ProgressFn = std::function<void(uint64_t done, uint64_t total)>;
 // Called on the scanning thread before the documents of each chunk are visited, with the number

@@ -20,9 +20,16 @@ Status ClassifierOptions::Validate() const {
 }
 
 nlohmann::json ClassifierOptions::ToJson() const {
-  return {{"dim", dim},       {"epochs", epochs},         {"lr", lr},
-          {"word_ngrams", word_ngrams}, {"buckets", buckets}, {"chunk_words", chunk_words},
-          {"negative_ratio", negative_ratio}, {"loss", "softmax"}, {"min_count", 1}, {"threads", 1}};
+  return {{"dim", dim},
+          {"epochs", epochs},
+          {"lr", lr},
+          {"word_ngrams", word_ngrams},
+          {"buckets", buckets},
+          {"chunk_words", chunk_words},
+          {"negative_ratio", negative_ratio},
+          {"loss", "softmax"},
+          {"min_count", 1},
+          {"threads", 1}};
 }
 
 std::string NormalizeForClassifier(std::string_view text) {
@@ -37,7 +44,8 @@ std::string NormalizeForClassifier(std::string_view text) {
       continue;
     }
     if (!out.empty()) out.push_back(' ');
-    while (p < end && kByteClasses.cls[*p] == cls) out.push_back(static_cast<char>(kByteClasses.lower[*p++]));
+    while (p < end && kByteClasses.cls[*p] == cls)
+      out.push_back(static_cast<char>(kByteClasses.lower[*p++]));
   }
   return out;
 }
@@ -50,8 +58,8 @@ Classifier& Classifier::operator=(Classifier&&) noexcept = default;
 namespace {
 
 // Writes "__label__<label> <piece>" lines, one per `chunk_words` tokens.
-void AppendExamples(const std::string& label, const std::vector<std::string>& texts, int chunk_words,
-                    std::string& out) {
+void AppendExamples(const std::string& label, const std::vector<std::string>& texts,
+                    int chunk_words, std::string& out) {
   for (const std::string& text : texts) {
     std::string norm = NormalizeForClassifier(text);
     size_t pos = 0;
@@ -77,16 +85,19 @@ Result<Classifier> Classifier::Train(const std::vector<std::string>& positives,
                                      const ClassifierOptions& options, uint64_t seed,
                                      const std::string& scratch_dir) {
   PF_RETURN_IF_ERROR(options.Validate());
-  if (positives.empty()) return Status::InvalidArgument("classifier: no positive (target) documents");
+  if (positives.empty())
+    return Status::InvalidArgument("classifier: no positive (target) documents");
   if (negatives.empty()) return Status::InvalidArgument("classifier: no negative (pool) documents");
   std::string examples;
   AppendExamples("target", positives, options.chunk_words, examples);
   AppendExamples("pool", negatives, options.chunk_words, examples);
-  std::string train_path = JoinPath(scratch_dir, ".preflight-fasttext-" + std::to_string(::getpid()) + ".txt");
+  std::string train_path =
+      JoinPath(scratch_dir, ".preflight-fasttext-" + std::to_string(::getpid()) + ".txt");
   {
     // A plain temporary file: fastText reads its input from a path.
     std::FILE* f = std::fopen(train_path.c_str(), "wb");
-    if (f == nullptr) return Status::IOError(train_path + ": cannot write classifier training data");
+    if (f == nullptr)
+      return Status::IOError(train_path + ": cannot write classifier training data");
     bool ok = std::fwrite(examples.data(), 1, examples.size(), f) == examples.size();
     ok = std::fclose(f) == 0 && ok;
     if (!ok) {

@@ -15,11 +15,10 @@
 
 #include <cstdint>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "base/status.h"
 
@@ -34,7 +33,8 @@ struct ClassifierOptions {
   int epochs = 10;
   double lr = 0.2;
   int word_ngrams = 2;
-  int buckets = 1 << 18;  // fastText's hashed n-gram rows (its default, 2M, costs 800 MB at dim 100).
+  int buckets =
+      1 << 18;  // fastText's hashed n-gram rows (its default, 2M, costs 800 MB at dim 100).
   int chunk_words = 64;
   double negative_ratio = 4.0;
   Status Validate() const;

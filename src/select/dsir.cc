@@ -11,7 +11,8 @@ Status DsirOptions::Validate() const {
   if (ngrams != 1 && ngrams != 2) return Status::InvalidArgument("--dsir-ngrams must be 1 or 2");
   if (!(smoothing > 0)) return Status::InvalidArgument("--dsir-smoothing must be > 0");
   if (length != "normalize" && length != "sum") {
-    return Status::InvalidArgument("--dsir-length must be 'normalize' or 'sum', not '" + length + "'");
+    return Status::InvalidArgument("--dsir-length must be 'normalize' or 'sum', not '" + length +
+                                   "'");
   }
   return Status::Ok();
 }
@@ -21,7 +22,8 @@ void CountFeatures(std::string_view text, const DsirOptions& options, uint64_t* 
 }
 
 Result<DsirModel> DsirModel::Fit(const std::vector<uint64_t>& target_counts,
-                                 const std::vector<uint64_t>& pool_counts, const DsirOptions& options) {
+                                 const std::vector<uint64_t>& pool_counts,
+                                 const DsirOptions& options) {
   PF_RETURN_IF_ERROR(options.Validate());
   const size_t buckets = options.buckets;
   if (target_counts.size() != buckets || pool_counts.size() != buckets) {
@@ -32,8 +34,10 @@ Result<DsirModel> DsirModel::Fit(const std::vector<uint64_t>& target_counts,
     target_total += static_cast<double>(target_counts[b]);
     pool_total += static_cast<double>(pool_counts[b]);
   }
-  if (target_total == 0) return Status::InvalidArgument("the target has no tokens: nothing to select toward");
-  if (pool_total == 0) return Status::InvalidArgument("the pool has no tokens: nothing to select from");
+  if (target_total == 0)
+    return Status::InvalidArgument("the target has no tokens: nothing to select toward");
+  if (pool_total == 0)
+    return Status::InvalidArgument("the pool has no tokens: nothing to select from");
   DsirModel model;
   model.options_ = options;
   model.log_ratio_.resize(buckets);

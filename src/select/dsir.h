@@ -41,7 +41,8 @@ class DsirModel {
  public:
   // Fails when either side has no features at all.
   static Result<DsirModel> Fit(const std::vector<uint64_t>& target_counts,
-                               const std::vector<uint64_t>& pool_counts, const DsirOptions& options);
+                               const std::vector<uint64_t>& pool_counts,
+                               const DsirOptions& options);
   double LogWeight(std::string_view text) const;
   const std::vector<double>& log_ratio() const { return log_ratio_; }
   const DsirOptions& options() const { return options_; }

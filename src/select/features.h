@@ -86,7 +86,8 @@ inline uint64_t TokenHash(std::string_view token) {
 
 // Calls on_feature(bucket) for every unigram and (if ngrams >= 2) every bigram.
 template <typename OnFeature>
-inline void ForEachFeature(std::string_view text, uint32_t buckets, int ngrams, OnFeature&& on_feature) {
+inline void ForEachFeature(std::string_view text, uint32_t buckets, int ngrams,
+                           OnFeature&& on_feature) {
   bool have_prev = false;
   uint64_t prev = 0;
   ForEachTokenHash(text, [&](uint64_t h) {

@@ -12,7 +12,9 @@ double UniformFor(uint64_t seed, uint64_t index) {
   return (static_cast<double>(x >> 11) + 0.5) * 0x1.0p-53;
 }
 
-double GumbelFor(uint64_t seed, uint64_t index) { return -std::log(-std::log(UniformFor(seed, index))); }
+double GumbelFor(uint64_t seed, uint64_t index) {
+  return -std::log(-std::log(UniformFor(seed, index)));
+}
 
 std::vector<uint64_t> TakeByBudget(std::vector<Candidate> candidates, uint64_t budget) {
   std::sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {

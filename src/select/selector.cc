@@ -32,8 +32,12 @@ struct PoolIndex {
 nlohmann::json InputsJson(const ScanSummary& s) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& in : s.inputs) {
-    out.push_back({{"path", in.path}, {"sha256", in.sha256}, {"docs", in.docs},
-                   {"bytes", in.text_bytes}, {"file_bytes", in.file_bytes}, {"bad_lines", in.bad}});
+    out.push_back({{"path", in.path},
+                   {"sha256", in.sha256},
+                   {"docs", in.docs},
+                   {"bytes", in.text_bytes},
+                   {"file_bytes", in.file_bytes},
+                   {"bad_lines", in.bad}});
   }
   return out;
 }
@@ -56,11 +60,14 @@ Result<ScanSummary> ScanTarget(const std::vector<std::string>& target, const Sel
           collected.emplace_back(r.index, std::string(text));
         }
       },
-      [&](uint64_t done, uint64_t total) { if (progress) progress("target", done, total); });
+      [&](uint64_t done, uint64_t total) {
+        if (progress) progress("target", done, total);
+      });
   if (!summary.ok()) return summary.status();
   if (summary->docs == 0) {
-    return Status::InvalidArgument("the target has no documents (" +
-                                   (target.empty() ? std::string("no --target given") : target.front()) + ")");
+    return Status::InvalidArgument(
+        "the target has no documents (" +
+        (target.empty() ? std::string("no --target given") : target.front()) + ")");
   }
   if (counts) {
     counts->assign(o.dsir.buckets, 0);
@@ -84,7 +91,8 @@ const std::vector<std::string>& SelectorNames() {
 Status SelectOptions::Validate() const {
   const auto& names = SelectorNames();
   if (std::find(names.begin(), names.end(), selector) == names.end()) {
-    return Status::InvalidArgument("unknown selector '" + selector + "' (choose random, first, dsir or classifier)");
+    return Status::InvalidArgument("unknown selector '" + selector +
+                                   "' (choose random, first, dsir or classifier)");
   }
   if (!(keep > 0 && keep <= 1)) {
     return Status::InvalidArgument("--keep must be in (0, 1], got " + nlohmann::json(keep).dump());
@@ -97,8 +105,8 @@ Status SelectOptions::Validate() const {
 }
 
 Result<SelectionResult> RunSelection(const std::vector<std::string>& pool,
-                                     const std::vector<std::string>& target,
-                                     const SelectOptions& o, const StageProgress& progress) {
+                                     const std::vector<std::string>& target, const SelectOptions& o,
+                                     const StageProgress& progress) {
   PF_RETURN_IF_ERROR(o.Validate());
   if (pool.empty()) return Status::InvalidArgument("no --pool given");
   const bool needs_target = o.selector == "dsir" || o.selector == "classifier";
@@ -107,12 +115,14 @@ Result<SelectionResult> RunSelection(const std::vector<std::string>& pool,
   }
   CostMeter meter;
   const int threads = std::max(1, o.threads);
-  const std::string manifest_path = o.manifest_path.empty() ? o.out_path + ".manifest.json" : o.manifest_path;
+  const std::string manifest_path =
+      o.manifest_path.empty() ? o.out_path + ".manifest.json" : o.manifest_path;
 
   // Open the outputs first: an unwritable path fails before any work, and nothing is left behind.
   AtomicFile out, manifest_file;
   if (Status st = out.Open(o.out_path); !st.ok()) return Status::InvalidArgument(st.message());
-  if (Status st = manifest_file.Open(manifest_path); !st.ok()) return Status::InvalidArgument(st.message());
+  if (Status st = manifest_file.Open(manifest_path); !st.ok())
+    return Status::InvalidArgument(st.message());
 
   // Target first (small): it is what the dsir pool pass is compared against.
   std::vector<uint64_t> target_counts;
@@ -127,24 +137,28 @@ Result<SelectionResult> RunSelection(const std::vector<std::string>& pool,
   // Pass 1 over the pool: bytes per record, and for dsir the pool's feature counts.
   PoolIndex index;
   std::vector<std::vector<uint64_t>> pool_counts_by_thread;
-  if (o.selector == "dsir") pool_counts_by_thread.assign(threads, std::vector<uint64_t>(o.dsir.buckets, 0));
-  PF_ASSIGN_OR_RETURN(
-      ScanSummary pool_summary,
-      corpus::ScanDocuments(
-          pool, o.read,
-          [&](int t, const Record& r, std::string_view text) {
-            index.bytes[r.index] = text.size();
-            index.valid[r.index] = 1;
-            if (o.selector == "dsir") CountFeatures(text, o.dsir, pool_counts_by_thread[t].data());
-          },
-          [&](uint64_t d, uint64_t n) { if (progress) progress("pool", d, n); },
-          [&](uint64_t records) { index.Resize(records); }));
+  if (o.selector == "dsir")
+    pool_counts_by_thread.assign(threads, std::vector<uint64_t>(o.dsir.buckets, 0));
+  PF_ASSIGN_OR_RETURN(ScanSummary pool_summary,
+                      corpus::ScanDocuments(
+                          pool, o.read,
+                          [&](int t, const Record& r, std::string_view text) {
+                            index.bytes[r.index] = text.size();
+                            index.valid[r.index] = 1;
+                            if (o.selector == "dsir")
+                              CountFeatures(text, o.dsir, pool_counts_by_thread[t].data());
+                          },
+                          [&](uint64_t d, uint64_t n) {
+                            if (progress) progress("pool", d, n);
+                          },
+                          [&](uint64_t records) { index.Resize(records); }));
   index.Resize(pool_summary.records);
   if (pool_summary.docs == 0) {
     return Status::InvalidArgument("the pool has no documents (" + pool.front() + ")");
   }
   const uint64_t n = pool_summary.records;
-  const uint64_t budget = static_cast<uint64_t>(std::ceil(o.keep * static_cast<double>(pool_summary.text_bytes)));
+  const uint64_t budget =
+      static_cast<uint64_t>(std::ceil(o.keep * static_cast<double>(pool_summary.text_bytes)));
 
   nlohmann::json params = nlohmann::json::object();
   std::vector<Candidate> candidates;
@@ -167,25 +181,32 @@ Result<SelectionResult> RunSelection(const std::vector<std::string>& pool,
         for (size_t b = 0; b < v.size(); ++b) pool_counts[b] += v[b];
       PF_ASSIGN_OR_RETURN(DsirModel model, DsirModel::Fit(target_counts, pool_counts, o.dsir));
       dsir_model = std::move(model);
-      params = {{"buckets", o.dsir.buckets}, {"ngrams", o.dsir.ngrams}, {"smoothing", o.dsir.smoothing},
-                {"length", o.dsir.length}, {"reference_features", o.dsir.reference_features},
-                {"tokenizer", "ascii-lowercase wordpunct"}, {"hash", "fnv1a-64+splitmix64, bigram splitmix"}};
+      params = {{"buckets", o.dsir.buckets},
+                {"ngrams", o.dsir.ngrams},
+                {"smoothing", o.dsir.smoothing},
+                {"length", o.dsir.length},
+                {"reference_features", o.dsir.reference_features},
+                {"tokenizer", "ascii-lowercase wordpunct"},
+                {"hash", "fnv1a-64+splitmix64, bigram splitmix"}};
     } else {
       // Negatives: a uniform sample of the pool, by bytes, with the selection seed.
       std::vector<Candidate> uniform;
       for (uint64_t i = 0; i < n; ++i)
-        if (index.valid[i]) uniform.push_back({i, GumbelFor(o.seed ^ 0x6e656761ull, i), index.bytes[i]});
-      uint64_t neg_budget = static_cast<uint64_t>(o.classifier.negative_ratio * target_summary.text_bytes);
+        if (index.valid[i])
+          uniform.push_back({i, GumbelFor(o.seed ^ 0x6e656761ull, i), index.bytes[i]});
+      uint64_t neg_budget =
+          static_cast<uint64_t>(o.classifier.negative_ratio * target_summary.text_bytes);
       std::vector<uint64_t> neg_ids = TakeByBudget(std::move(uniform), neg_budget);
       std::vector<uint8_t> is_neg(n, 0);
       for (uint64_t i : neg_ids) is_neg[i] = 1;
       std::vector<std::pair<uint64_t, std::string>> negs;
       std::mutex mu;
-      PF_RETURN_IF_ERROR(corpus::ScanDocuments(pool, o.read, [&](int, const Record& r, std::string_view text) {
-                           if (!is_neg[r.index]) return;
-                           std::lock_guard<std::mutex> lock(mu);
-                           negs.emplace_back(r.index, std::string(text));
-                         }).status());
+      PF_RETURN_IF_ERROR(
+          corpus::ScanDocuments(pool, o.read, [&](int, const Record& r, std::string_view text) {
+            if (!is_neg[r.index]) return;
+            std::lock_guard<std::mutex> lock(mu);
+            negs.emplace_back(r.index, std::string(text));
+          }).status());
       std::sort(negs.begin(), negs.end());
       std::vector<std::string> neg_texts;
       uint64_t neg_bytes = 0;
@@ -193,13 +214,16 @@ Result<SelectionResult> RunSelection(const std::vector<std::string>& pool,
         neg_bytes += t.size();
         neg_texts.push_back(std::move(t));
       }
-      PF_ASSIGN_OR_RETURN(Classifier model, Classifier::Train(target_texts, neg_texts, o.classifier, o.seed,
-                                                              DirName(o.out_path)));
+      PF_ASSIGN_OR_RETURN(Classifier model, Classifier::Train(target_texts, neg_texts, o.classifier,
+                                                              o.seed, DirName(o.out_path)));
       classifier = std::move(model);
       params = o.classifier.ToJson();
-      params["training"] = {{"positives_docs", target_texts.size()}, {"positives_bytes", target_summary.text_bytes},
-                            {"negatives_docs", neg_texts.size()}, {"negatives_bytes", neg_bytes},
-                            {"negatives", "uniform sample of the pool by bytes (Gumbel keys, seed ^ 0x6e656761)"}};
+      params["training"] = {
+          {"positives_docs", target_texts.size()},
+          {"positives_bytes", target_summary.text_bytes},
+          {"negatives_docs", neg_texts.size()},
+          {"negatives_bytes", neg_bytes},
+          {"negatives", "uniform sample of the pool by bytes (Gumbel keys, seed ^ 0x6e656761)"}};
     }
     // Pass 2: score every pool document.
     PF_RETURN_IF_ERROR(corpus::ScanDocuments(
@@ -208,7 +232,9 @@ Result<SelectionResult> RunSelection(const std::vector<std::string>& pool,
                              score[r.index] = dsir_model ? dsir_model->LogWeight(text)
                                                          : classifier->PositiveProbability(text);
                            },
-                           [&](uint64_t d, uint64_t t) { if (progress) progress("score", d, t); })
+                           [&](uint64_t d, uint64_t t) {
+                             if (progress) progress("score", d, t);
+                           })
                            .status());
     for (uint64_t i = 0; i < n; ++i) {
       if (!index.valid[i]) continue;
@@ -246,8 +272,9 @@ Result<SelectionResult> RunSelection(const std::vector<std::string>& pool,
       for (ScoredDoc& d : *list) {
         if (d.index != r.index) continue;
         auto j = nlohmann::json::parse(r.line, nullptr, false);
-        d.id = j.is_object() && j.contains("id") ? (j["id"].is_string() ? j["id"].get<std::string>() : j["id"].dump())
-                                                 : pool[r.input] + ":" + std::to_string(r.line_no);
+        d.id = j.is_object() && j.contains("id")
+                   ? (j["id"].is_string() ? j["id"].get<std::string>() : j["id"].dump())
+                   : pool[r.input] + ":" + std::to_string(r.line_no);
         if (j.is_object() && j.contains("genre") && j["genre"].is_string()) d.genre = j["genre"];
       }
     }
@@ -275,7 +302,8 @@ Result<SelectionResult> RunSelection(const std::vector<std::string>& pool,
   }));
   out_sha.Update(buffer);
   PF_RETURN_IF_ERROR(out.Write(buffer));
-  if (next != kept.size()) return Status::Internal("the pool changed while it was being read (re-run the selection)");
+  if (next != kept.size())
+    return Status::Internal("the pool changed while it was being read (re-run the selection)");
 
   SelectionResult result;
   result.pool_docs = pool_summary.docs;
@@ -298,19 +326,24 @@ Result<SelectionResult> RunSelection(const std::vector<std::string>& pool,
   m["skipped_bad_lines"] = pool_summary.bad + target_summary.bad;
   auto explain = [](const std::vector<ScoredDoc>& docs) {
     nlohmann::json out = nlohmann::json::array();
-    for (const auto& d : docs) out.push_back({{"id", d.id}, {"score", d.score}, {"bytes", d.bytes}});
+    for (const auto& d : docs)
+      out.push_back({{"id", d.id}, {"score", d.score}, {"bytes", d.bytes}});
     return out;
   };
-  if (!top.empty()) m["explain"] = {{"top_kept", explain(top)}, {"lowest_in_pool", explain(bottom)}};
+  if (!top.empty())
+    m["explain"] = {{"top_kept", explain(top)}, {"lowest_in_pool", explain(bottom)}};
   result.top_kept = top;
   result.bottom_pool = bottom;
-  m["output"] = {{"path", o.out_path}, {"sha256", out_sha.HexDigest()}, {"bytes", out.bytes_written()}};
+  m["output"] = {
+      {"path", o.out_path}, {"sha256", out_sha.HexDigest()}, {"bytes", out.bytes_written()}};
   PF_RETURN_IF_ERROR(out.Commit());
   result.core_seconds = meter.core_seconds();
   result.wall_seconds = meter.wall_seconds();
   // The cost is a measurement of this run, not a function of the inputs: it is the one block that
   // differs between identical selections.
-  m["cost"] = {{"core_seconds", result.core_seconds}, {"wall_seconds", result.wall_seconds}, {"threads", threads}};
+  m["cost"] = {{"core_seconds", result.core_seconds},
+               {"wall_seconds", result.wall_seconds},
+               {"threads", threads}};
   result.manifest = m;
   PF_RETURN_IF_ERROR(manifest_file.Write(m.dump(2) + "\n"));
   PF_RETURN_IF_ERROR(manifest_file.Commit());

@@ -14,10 +14,9 @@
 
 #include <cstdint>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "base/status.h"
 #include "corpus/record.h"
@@ -43,14 +42,14 @@ struct SelectOptions {
 // A kept document and the score that chose it (dsir: log importance weight; classifier: P(target)).
 struct ScoredDoc {
   uint64_t index = 0;
-  std::string id;  // The line's "id", or "<file>:<line>" when it has none.
+  std::string id;     // The line's "id", or "<file>:<line>" when it has none.
   std::string genre;  // The line's "genre" field, if any (the Brown battery has one).
   double score = 0;
   uint64_t bytes = 0;
 };
 
 struct SelectionResult {
-  nlohmann::json manifest;  // As written (doc/select.md).
+  nlohmann::json manifest;             // As written (doc/select.md).
   std::vector<ScoredDoc> top_kept;     // The highest-scoring kept documents (dsir, classifier).
   std::vector<ScoredDoc> bottom_pool;  // The lowest-scoring pool documents (dsir, classifier).
   uint64_t pool_docs = 0, pool_bytes = 0, kept_docs = 0, kept_bytes = 0, budget_bytes = 0;
@@ -62,7 +61,8 @@ using StageProgress = std::function<void(const std::string& stage, uint64_t done
 
 Result<SelectionResult> RunSelection(const std::vector<std::string>& pool,
                                      const std::vector<std::string>& target,
-                                     const SelectOptions& options, const StageProgress& progress = {});
+                                     const SelectOptions& options,
+                                     const StageProgress& progress = {});
 
 // The selectors by name, for --help and validation.
 const std::vector<std::string>& SelectorNames();

@@ -34,11 +34,13 @@ Status Validate(const TrialConfig& c) {
   if (c.target_eval.empty()) return Status::InvalidArgument("--target-eval is required");
   if (c.out_dir.empty()) return Status::InvalidArgument("--out is required");
   if (c.selector == "random") {
-    return Status::InvalidArgument("--selector random would compare random data with itself; choose dsir, "
-                                   "classifier or first");
+    return Status::InvalidArgument(
+        "--selector random would compare random data with itself; choose dsir, "
+        "classifier or first");
   }
   if (c.baseline != "" && c.baseline != "first") {
-    return Status::InvalidArgument("--baseline must be 'first' (or absent), not '" + c.baseline + "'");
+    return Status::InvalidArgument("--baseline must be 'first' (or absent), not '" + c.baseline +
+                                   "'");
   }
   if (c.seeds < 1) return Status::InvalidArgument("--seeds must be at least 1");
   if (c.steps < 1) return Status::InvalidArgument("--steps must be at least 1");
@@ -49,10 +51,14 @@ Status Validate(const TrialConfig& c) {
 // The held-out file's identity for the receipt (it is read only by the runs' evaluation).
 Result<nlohmann::json> DescribeInput(const std::string& path, const std::string& role) {
   corpus::ReadOptions read;
-  PF_ASSIGN_OR_RETURN(corpus::ScanSummary s,
-                      corpus::ScanDocuments({path}, read, [](int, const corpus::Record&, std::string_view) {}));
-  return nlohmann::json{{"role", role}, {"path", path}, {"sha256", s.inputs[0].sha256},
-                        {"docs", s.docs}, {"bytes", s.text_bytes}};
+  PF_ASSIGN_OR_RETURN(
+      corpus::ScanSummary s,
+      corpus::ScanDocuments({path}, read, [](int, const corpus::Record&, std::string_view) {}));
+  return nlohmann::json{{"role", role},
+                        {"path", path},
+                        {"sha256", s.inputs[0].sha256},
+                        {"docs", s.docs},
+                        {"bytes", s.text_bytes}};
 }
 
 class Manifest {
@@ -61,8 +67,11 @@ class Manifest {
 
   Status Load(const nlohmann::json& config) {
     if (!PathExists(path_)) {
-      doc_ = {{"version", kManifestVersion}, {"config", config}, {"arms", nlohmann::json::object()},
-              {"runs", nlohmann::json::object()}, {"done", false}};
+      doc_ = {{"version", kManifestVersion},
+              {"config", config},
+              {"arms", nlohmann::json::object()},
+              {"runs", nlohmann::json::object()},
+              {"done", false}};
       return Save();
     }
     PF_ASSIGN_OR_RETURN(std::string text, ReadFileToString(path_));
@@ -73,7 +82,8 @@ class Manifest {
     if (doc_["config"] != config) {
       std::string diff;
       for (auto& [k, v] : config.items()) {
-        if (!doc_["config"].contains(k) || doc_["config"][k] != v) diff += (diff.empty() ? "" : ", ") + k;
+        if (!doc_["config"].contains(k) || doc_["config"][k] != v)
+          diff += (diff.empty() ? "" : ", ") + k;
       }
       return Status::InvalidArgument(path_ + ": this folder holds a different trial (" + diff +
                                      " differ); use a new --out folder or the same flags");
@@ -130,8 +140,13 @@ nlohmann::json TrialConfig::ToJson() const {
           {"selection_seed", selection_seed},
           {"baseline", baseline},
           {"seeds", seeds},
-          {"model", {{"name", model_name}, {"layers", model.layers}, {"d_model", model.d_model},
-                     {"heads", model.heads}, {"context", model.context}, {"batch", model.batch}}},
+          {"model",
+           {{"name", model_name},
+            {"layers", model.layers},
+            {"d_model", model.d_model},
+            {"heads", model.heads},
+            {"context", model.context},
+            {"batch", model.batch}}},
           {"steps", steps},
           {"eval_every", eval_every},
           {"eval_max_windows", eval_max_windows},
@@ -156,7 +171,8 @@ Result<double> EstimateTrialSeconds(const TrialConfig& c) {
   double start = WallSeconds();
   double first_step_done = 0;
   auto r = train::TrainOnDocuments(t, {doc}, {doc}, [&](const train::StepInfo& info) {
-    if (info.step == 1 && std::isnan(info.eval_bpb) && first_step_done == 0) first_step_done = WallSeconds();
+    if (info.step == 1 && std::isnan(info.eval_bpb) && first_step_done == 0)
+      first_step_done = WallSeconds();
   });
   PF_RETURN_IF_ERROR(r.status());
   double per_step = (WallSeconds() - (first_step_done > 0 ? first_step_done : start)) / 3.0;
@@ -165,7 +181,8 @@ Result<double> EstimateTrialSeconds(const TrialConfig& c) {
   return per_step * static_cast<double>(c.steps) * arms * c.seeds * 1.15 + 5.0 * arms;
 }
 
-Result<TrialOutcome> RunTrial(const TrialConfig& c, const std::function<void(const TrialProgress&)>& progress) {
+Result<TrialOutcome> RunTrial(const TrialConfig& c,
+                              const std::function<void(const TrialProgress&)>& progress) {
   PF_RETURN_IF_ERROR(Validate(c));
   PF_RETURN_IF_ERROR(MakeDirectories(JoinPath(c.out_dir, "arms")));
   PF_RETURN_IF_ERROR(MakeDirectories(JoinPath(c.out_dir, "runs")));
@@ -182,14 +199,16 @@ Result<TrialOutcome> RunTrial(const TrialConfig& c, const std::function<void(con
         PathExists(ArmFile(c, spec.name))) {
       continue;
     }
-    if (progress) progress({"select " + spec.name + " (" + spec.data_kind + ")", 0, 0, 0, total_runs});
+    if (progress)
+      progress({"select " + spec.name + " (" + spec.data_kind + ")", 0, 0, 0, total_runs});
     select::SelectOptions o;
     o.selector = spec.data_kind;
     o.keep = c.keep;
     o.seed = c.selection_seed;
     o.threads = c.threads;
     o.out_path = ArmFile(c, spec.name);
-    PF_ASSIGN_OR_RETURN(select::SelectionResult s, select::RunSelection(c.pool, {c.target_select}, o));
+    PF_ASSIGN_OR_RETURN(select::SelectionResult s,
+                        select::RunSelection(c.pool, {c.target_select}, o));
     m["arms"][spec.name] = {{"done", true},
                             {"data_kind", spec.data_kind},
                             {"schedule", spec.schedule},
@@ -244,11 +263,13 @@ Result<TrialOutcome> RunTrial(const TrialConfig& c, const std::function<void(con
   for (const ArmSpec& spec : specs) {
     for (int seed = 1; seed <= c.seeds; ++seed) {
       const auto& run = m["runs"][spec.name + "-s" + std::to_string(seed)];
-      compute.push_back({spec.name + "/seed-" + std::to_string(seed), run["flops_per_step"].get<double>(),
-                         run["steps"].get<int64_t>(), run["tokens_per_step"].get<int64_t>()});
+      compute.push_back({spec.name + "/seed-" + std::to_string(seed),
+                         run["flops_per_step"].get<double>(), run["steps"].get<int64_t>(),
+                         run["tokens_per_step"].get<int64_t>()});
       run_core_seconds += run["core_seconds"].get<double>();
-      per_step_core_seconds.push_back(run["core_seconds"].get<double>() /
-                                      static_cast<double>(std::max<int64_t>(1, run["steps"].get<int64_t>())));
+      per_step_core_seconds.push_back(
+          run["core_seconds"].get<double>() /
+          static_cast<double>(std::max<int64_t>(1, run["steps"].get<int64_t>())));
       run_steps += run["steps"].get<int64_t>();
     }
   }
@@ -263,7 +284,8 @@ Result<TrialOutcome> RunTrial(const TrialConfig& c, const std::function<void(con
     if (specs[a].name == "curated") arm.cost_core_seconds += c.forecast_core_seconds;
     for (int seed = 1; seed <= c.seeds; ++seed) {
       arm.seeds.push_back(static_cast<uint64_t>(seed));
-      arm.curves.push_back(CurveFromJson(m["runs"][specs[a].name + "-s" + std::to_string(seed)]["curve"]));
+      arm.curves.push_back(
+          CurveFromJson(m["runs"][specs[a].name + "-s" + std::to_string(seed)]["curve"]));
     }
     in.arms.push_back(std::move(arm));
   }
@@ -273,9 +295,10 @@ Result<TrialOutcome> RunTrial(const TrialConfig& c, const std::function<void(con
   // stopped at t_R would have made them too.
   std::sort(per_step_core_seconds.begin(), per_step_core_seconds.end());
   const size_t mid = per_step_core_seconds.size() / 2;
-  in.core_seconds_per_step = per_step_core_seconds.size() % 2
-                                 ? per_step_core_seconds[mid]
-                                 : 0.5 * (per_step_core_seconds[mid - 1] + per_step_core_seconds[mid]);
+  in.core_seconds_per_step =
+      per_step_core_seconds.size() % 2
+          ? per_step_core_seconds[mid]
+          : 0.5 * (per_step_core_seconds[mid - 1] + per_step_core_seconds[mid]);
   in.flops_per_step = compute.front().flops_per_step;
   in.budget_steps = c.steps;
   PF_ASSIGN_OR_RETURN(TrialResult result, ComputeTrial(in));
@@ -295,7 +318,8 @@ Result<TrialOutcome> RunTrial(const TrialConfig& c, const std::function<void(con
   outcome.lab_record = BuildLabRecord(q, result);
 
   double selection_core_seconds = 0;
-  for (const ArmSpec& spec : specs) selection_core_seconds += m["arms"][spec.name]["selection_core_seconds"].get<double>();
+  for (const ArmSpec& spec : specs)
+    selection_core_seconds += m["arms"][spec.name]["selection_core_seconds"].get<double>();
   outcome.core_seconds = run_core_seconds + selection_core_seconds;
   outcome.flops = in.flops_per_step * static_cast<double>(run_steps);
 
@@ -304,33 +328,46 @@ Result<TrialOutcome> RunTrial(const TrialConfig& c, const std::function<void(con
   nlohmann::json arms_json = nlohmann::json::object();
   for (const ArmSpec& spec : specs) {
     const auto& a = m["arms"][spec.name];
-    arms_json[spec.name] = {{"data_kind", spec.data_kind}, {"kept_docs", a["kept_docs"]},
-                            {"kept_bytes", a["kept_bytes"]}, {"output_sha256", a["output_sha256"]},
+    arms_json[spec.name] = {{"data_kind", spec.data_kind},
+                            {"kept_docs", a["kept_docs"]},
+                            {"kept_bytes", a["kept_bytes"]},
+                            {"output_sha256", a["output_sha256"]},
                             {"selection_core_seconds", a["selection_core_seconds"]}};
   }
   res["arm_data"] = arms_json;
   nlohmann::json runs_json = nlohmann::json::array();
   for (const auto& rc : compute) {
-    runs_json.push_back({{"run", rc.run}, {"flops_per_step", rc.flops_per_step}, {"steps", rc.steps},
+    runs_json.push_back({{"run", rc.run},
+                         {"flops_per_step", rc.flops_per_step},
+                         {"steps", rc.steps},
                          {"tokens_per_step", rc.tokens_per_step},
                          {"tokens", rc.steps * rc.tokens_per_step}});
   }
-  res["compute"] = {{"matched", true}, {"runs", runs_json}, {"core_seconds_per_step", in.core_seconds_per_step},
+  res["compute"] = {{"matched", true},
+                    {"runs", runs_json},
+                    {"core_seconds_per_step", in.core_seconds_per_step},
                     {"flops_per_step", in.flops_per_step}};
-  res["model"] = {{"name", c.model_name}, {"params", q.model_params}, {"layers", c.model.layers},
-                  {"d_model", c.model.d_model}, {"heads", c.model.heads}, {"context", c.model.context},
+  res["model"] = {{"name", c.model_name},     {"params", q.model_params},
+                  {"layers", c.model.layers}, {"d_model", c.model.d_model},
+                  {"heads", c.model.heads},   {"context", c.model.context},
                   {"batch", c.model.batch}};
   outcome.result = res;
 
   // Inputs for the receipt: the pool files, T_sel and T_eval.
   nlohmann::json inputs = nlohmann::json::array();
   for (const auto& p : m["arms"]["curated"]["inputs"]["pool"]) {
-    inputs.push_back({{"role", "pool"}, {"path", p["path"]}, {"sha256", p["sha256"]}, {"docs", p["docs"]},
+    inputs.push_back({{"role", "pool"},
+                      {"path", p["path"]},
+                      {"sha256", p["sha256"]},
+                      {"docs", p["docs"]},
                       {"bytes", p["bytes"]}});
   }
   for (const auto& p : m["arms"]["curated"]["inputs"]["target"]) {
-    inputs.push_back({{"role", "target_select"}, {"path", p["path"]}, {"sha256", p["sha256"]},
-                      {"docs", p["docs"]}, {"bytes", p["bytes"]}});
+    inputs.push_back({{"role", "target_select"},
+                      {"path", p["path"]},
+                      {"sha256", p["sha256"]},
+                      {"docs", p["docs"]},
+                      {"bytes", p["bytes"]}});
   }
   inputs.push_back(eval_input);
   outcome.inputs = inputs;
@@ -338,11 +375,13 @@ Result<TrialOutcome> RunTrial(const TrialConfig& c, const std::function<void(con
   // 5. What the report needs (the CLI renders it: report/ sits above trial/).
   outcome.arms = in.arms;
   outcome.trial = result;
-  outcome.facts = {{"model", c.model_name + " (" + std::to_string(q.model_params) + " parameters, " +
-                                 std::to_string(c.model.layers) + " layers, d_model " +
-                                 std::to_string(c.model.d_model) + ", context " +
-                                 std::to_string(c.model.context) + ", batch " + std::to_string(c.model.batch) + ")"},
-                   {"budget", std::to_string(c.steps) + " steps x " + std::to_string(c.seeds) + " seeds per arm"},
+  outcome.facts = {{"model", c.model_name + " (" + std::to_string(q.model_params) +
+                                 " parameters, " + std::to_string(c.model.layers) +
+                                 " layers, d_model " + std::to_string(c.model.d_model) +
+                                 ", context " + std::to_string(c.model.context) + ", batch " +
+                                 std::to_string(c.model.batch) + ")"},
+                   {"budget", std::to_string(c.steps) + " steps x " + std::to_string(c.seeds) +
+                                  " seeds per arm"},
                    {"pool", q.pool},
                    {"target (select)", c.target_select},
                    {"target (eval, held out)", c.target_eval}};

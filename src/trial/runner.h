@@ -20,11 +20,10 @@
 
 #include <cstdint>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "base/status.h"
 #include "train/config.h"
@@ -69,13 +68,13 @@ struct TrialProgress {
 };
 
 struct TrialOutcome {
-  nlohmann::json result;      // DESIGN.md keys + comparisons, lab record, compute, arms
+  nlohmann::json result;  // DESIGN.md keys + comparisons, lab record, compute, arms
   nlohmann::json lab_record;
-  nlohmann::json inputs;      // for the receipt: path, sha256, docs, bytes of pool, T_sel, T_eval
-  double core_seconds = 0;    // all training and selection of this trial (all invocations)
-  double flops = 0;           // training FLOPs of all runs
-  std::string report_path;    // out_dir/report.html, for the caller to render (report/)
-  int reused_runs = 0;        // runs found finished in out_dir
+  nlohmann::json inputs;    // for the receipt: path, sha256, docs, bytes of pool, T_sel, T_eval
+  double core_seconds = 0;  // all training and selection of this trial (all invocations)
+  double flops = 0;         // training FLOPs of all runs
+  std::string report_path;  // out_dir/report.html, for the caller to render (report/)
+  int reused_runs = 0;      // runs found finished in out_dir
   // What the report shows.
   std::string title;
   std::vector<Arm> arms;

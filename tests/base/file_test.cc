@@ -1,7 +1,6 @@
 #include "base/file.h"
 
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <cstdio>

@@ -1,10 +1,9 @@
 // The select command's contract for bad input: one clear message naming the file and line (or
 // byte offset), exit status 2, and no output file left behind.
 
+#include <dirent.h>
 #include <gtest/gtest.h>
 #include <zstd.h>
-
-#include <dirent.h>
 
 #include "testing/testing.h"
 
@@ -18,7 +17,8 @@ using testing::ScratchDir;
 using testing::WriteText;
 
 const char* kGoodTarget = "{\"text\":\"the target text about cats\"}\n";
-const char* kGoodPool = "{\"text\":\"one document about dogs\"}\n{\"text\":\"another about cats\"}\n";
+const char* kGoodPool =
+    "{\"text\":\"one document about dogs\"}\n{\"text\":\"another about cats\"}\n";
 
 // Files in `dir` other than the inputs the test wrote.
 std::vector<std::string> Leftovers(const std::string& dir) {
@@ -34,8 +34,10 @@ std::vector<std::string> Leftovers(const std::string& dir) {
 
 CliResult Select(const std::string& dir, const std::string& pool, const std::string& extra = "",
                  const std::string& out = "") {
-  return RunCli("select --pool " + pool + " --target " + dir + "/in.target.jsonl --selector dsir --out " +
-                    (out.empty() ? dir + "/kept.jsonl" : out) + " --ledger " + dir + "/in.ledger.jsonl --quiet " + extra,
+  return RunCli("select --pool " + pool + " --target " + dir +
+                    "/in.target.jsonl --selector dsir --out " +
+                    (out.empty() ? dir + "/kept.jsonl" : out) + " --ledger " + dir +
+                    "/in.ledger.jsonl --quiet " + extra,
                 dir);
 }
 
@@ -43,7 +45,8 @@ void ExpectCleanFailure(const CliResult& r, const std::string& dir, const std::s
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("preflight select: error: " + message), std::string::npos)
       << "stderr was: " << r.err << "\nexpected: " << message;
-  EXPECT_TRUE(Leftovers(dir).empty()) << "left behind: " << (Leftovers(dir).empty() ? "" : Leftovers(dir)[0]);
+  EXPECT_TRUE(Leftovers(dir).empty())
+      << "left behind: " << (Leftovers(dir).empty() ? "" : Leftovers(dir)[0]);
 }
 
 class SelectBadInput : public ::testing::Test {
@@ -57,12 +60,14 @@ class SelectBadInput : public ::testing::Test {
 
 TEST_F(SelectBadInput, MalformedJson) {
   WriteText(dir_ + "/in.pool.jsonl", std::string(kGoodPool) + "{\"text\": \"cut off\n");
-  ExpectCleanFailure(Select(dir_, dir_ + "/in.pool.jsonl"), dir_, dir_ + "/in.pool.jsonl:3: malformed JSON");
+  ExpectCleanFailure(Select(dir_, dir_ + "/in.pool.jsonl"), dir_,
+                     dir_ + "/in.pool.jsonl:3: malformed JSON");
 }
 
 TEST_F(SelectBadInput, MissingTextField) {
   WriteText(dir_ + "/in.pool.jsonl", std::string(kGoodPool) + "{\"body\": \"x\"}\n");
-  ExpectCleanFailure(Select(dir_, dir_ + "/in.pool.jsonl"), dir_, dir_ + "/in.pool.jsonl:3: no \"text\" field");
+  ExpectCleanFailure(Select(dir_, dir_ + "/in.pool.jsonl"), dir_,
+                     dir_ + "/in.pool.jsonl:3: no \"text\" field");
 }
 
 TEST_F(SelectBadInput, NonStringTextField) {
@@ -73,11 +78,13 @@ TEST_F(SelectBadInput, NonStringTextField) {
 
 TEST_F(SelectBadInput, InvalidUtf8) {
   WriteText(dir_ + "/in.pool.jsonl", std::string(kGoodPool) + "{\"text\": \"caf\xe9\"}\n");
-  ExpectCleanFailure(Select(dir_, dir_ + "/in.pool.jsonl"), dir_, dir_ + "/in.pool.jsonl:3: invalid UTF-8");
+  ExpectCleanFailure(Select(dir_, dir_ + "/in.pool.jsonl"), dir_,
+                     dir_ + "/in.pool.jsonl:3: invalid UTF-8");
 }
 
 TEST_F(SelectBadInput, SkipBadCountsInsteadOfFailing) {
-  WriteText(dir_ + "/in.pool.jsonl", std::string(kGoodPool) + "{\"text\": \"caf\xe9\"}\nnot json\n");
+  WriteText(dir_ + "/in.pool.jsonl",
+            std::string(kGoodPool) + "{\"text\": \"caf\xe9\"}\nnot json\n");
   CliResult r = Select(dir_, dir_ + "/in.pool.jsonl", "--skip-bad --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("\"skipped_bad_lines\": 2"), std::string::npos) << r.out;
@@ -100,14 +107,17 @@ TEST_F(SelectBadInput, EmptyTarget) {
 TEST_F(SelectBadInput, DocumentOver64MiB) {
   const size_t n = (64u << 20) + 1;
   WriteText(dir_ + "/in.pool.jsonl", "{\"text\": \"" + std::string(n, 'a') + "\"}\n");
-  ExpectCleanFailure(Select(dir_, dir_ + "/in.pool.jsonl"), dir_,
-                     dir_ + "/in.pool.jsonl:1: document of 67108865 bytes is over the limit of 67108864 bytes");
+  ExpectCleanFailure(
+      Select(dir_, dir_ + "/in.pool.jsonl"), dir_,
+      dir_ + "/in.pool.jsonl:1: document of 67108865 bytes is over the limit of 67108864 bytes");
 }
 
 TEST_F(SelectBadInput, KeepOutsideUnitInterval) {
   WriteText(dir_ + "/in.pool.jsonl", kGoodPool);
-  ExpectCleanFailure(Select(dir_, dir_ + "/in.pool.jsonl", "--keep 0"), dir_, "--keep must be in (0, 1], got 0.0");
-  ExpectCleanFailure(Select(dir_, dir_ + "/in.pool.jsonl", "--keep 1.5"), dir_, "--keep must be in (0, 1], got 1.5");
+  ExpectCleanFailure(Select(dir_, dir_ + "/in.pool.jsonl", "--keep 0"), dir_,
+                     "--keep must be in (0, 1], got 0.0");
+  ExpectCleanFailure(Select(dir_, dir_ + "/in.pool.jsonl", "--keep 1.5"), dir_,
+                     "--keep must be in (0, 1], got 1.5");
   ExpectCleanFailure(Select(dir_, dir_ + "/in.pool.jsonl", "--keep -0.25"), dir_,
                      "--keep must be in (0, 1], got -0.25");
 }
@@ -129,7 +139,8 @@ TEST_F(SelectBadInput, TruncatedZst) {
 }
 
 TEST_F(SelectBadInput, MissingPoolFile) {
-  ExpectCleanFailure(Select(dir_, dir_ + "/in.nothing.jsonl"), dir_, dir_ + "/in.nothing.jsonl: no such file");
+  ExpectCleanFailure(Select(dir_, dir_ + "/in.nothing.jsonl"), dir_,
+                     dir_ + "/in.nothing.jsonl: no such file");
 }
 
 TEST_F(SelectBadInput, UnwritableOutput) {
@@ -157,8 +168,8 @@ TEST(SelectCli, JsonOutputHasTheContractKeysAndAReceipt) {
   WriteText(dir + "/in.target.jsonl", kGoodTarget);
   CliResult r = Select(dir, dir + "/in.pool.jsonl", "--json --keep 0.5");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  for (const char* key : {"\"selector\"", "\"seed\"", "\"pool_docs\"", "\"pool_bytes\"", "\"kept_docs\"",
-                          "\"kept_bytes\"", "\"core_seconds\"", "\"receipt\""}) {
+  for (const char* key : {"\"selector\"", "\"seed\"", "\"pool_docs\"", "\"pool_bytes\"",
+                          "\"kept_docs\"", "\"kept_bytes\"", "\"core_seconds\"", "\"receipt\""}) {
     EXPECT_NE(r.out.find(key), std::string::npos) << key;
   }
   CliResult v = RunCli("ledger verify --ledger " + dir + "/in.ledger.jsonl");

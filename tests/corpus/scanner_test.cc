@@ -22,7 +22,8 @@ struct Collected {
   std::mutex mu;
 };
 
-Result<ScanSummary> Collect(const std::vector<std::string>& paths, const ReadOptions& o, Collected& c) {
+Result<ScanSummary> Collect(const std::vector<std::string>& paths, const ReadOptions& o,
+                            Collected& c) {
   return ScanDocuments(paths, o, [&](int, const Record& r, std::string_view text) {
     std::lock_guard<std::mutex> lock(c.mu);
     c.texts[r.index] = std::string(text);
@@ -33,7 +34,8 @@ Result<ScanSummary> Collect(const std::vector<std::string>& paths, const ReadOpt
 TEST(Scanner, ReadsTextFieldsInOrderWithLineNumbers) {
   std::string dir = ScratchDir("scanner_order");
   WriteText(dir + "/a.jsonl",
-            "{\"id\":1,\"text\":\"alpha\"}\n\n{\"text\":\"be\\u00e9ta\",\"genre\":\"x\"}\n{\"text\":\"\"}");
+            "{\"id\":1,\"text\":\"alpha\"}\n\n{\"text\":\"be\\u00e9ta\",\"genre\":\"x\"}\n{"
+            "\"text\":\"\"}");
   Collected c;
   auto s = Collect({dir + "/a.jsonl"}, ReadOptions{}, c);
   ASSERT_TRUE(s.ok()) << s.status().message();
@@ -59,7 +61,9 @@ TEST(Scanner, HashesTheBytesAsRead) {
 TEST(Scanner, SameResultOnOneAndTwoThreadsAcrossManyChunks) {
   std::string dir = ScratchDir("scanner_threads");
   std::string body;
-  for (int i = 0; i < 40000; ++i) body += "{\"text\":\"document number " + std::to_string(i) + " " + std::string(i % 300, 'z') + "\"}\n";
+  for (int i = 0; i < 40000; ++i)
+    body += "{\"text\":\"document number " + std::to_string(i) + " " + std::string(i % 300, 'z') +
+            "\"}\n";
   WriteText(dir + "/big.jsonl", body);  // ~6.5 MB: several chunks at the 8 MiB/2 refill mark.
   Collected one, two;
   ReadOptions o1, o2;
@@ -111,7 +115,8 @@ TEST(Scanner, BadLinesNameFileAndLine) {
     Collected got;
     auto s = Collect({dir + "/p.jsonl"}, ReadOptions{}, got);
     ASSERT_FALSE(s.ok()) << c.line;
-    EXPECT_EQ(s.status().message().rfind(dir + "/p.jsonl:3: " + c.message, 0), 0u) << s.status().message();
+    EXPECT_EQ(s.status().message().rfind(dir + "/p.jsonl:3: " + c.message, 0), 0u)
+        << s.status().message();
     EXPECT_TRUE(s.status().IsBadInput());
 
     ReadOptions skip;
@@ -133,7 +138,8 @@ TEST(Scanner, OversizedDocumentIsRefused) {
   Collected got;
   auto s = Collect({dir + "/p.jsonl"}, o, got);
   ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.status().message().find("p.jsonl:1: document of 5000 bytes is over the limit of 4096 bytes"),
+  EXPECT_NE(s.status().message().find(
+                "p.jsonl:1: document of 5000 bytes is over the limit of 4096 bytes"),
             std::string::npos)
       << s.status().message();
 }
@@ -166,7 +172,8 @@ TEST(Scanner, PlainTextFolderIsOneDocumentPerFile) {
 TEST(ChunkReader, RangesTileTheLines) {
   std::string dir = ScratchDir("chunk_ranges");
   std::string body;
-  for (int i = 0; i < 300; ++i) body += "line-" + std::to_string(i) + std::string(i % 7, '.') + "\n";
+  for (int i = 0; i < 300; ++i)
+    body += "line-" + std::to_string(i) + std::string(i % 7, '.') + "\n";
   body += "last-without-newline";
   WriteText(dir + "/f.txt", body);
   for (uint64_t parts : {1, 2, 3, 7, 64}) {
@@ -203,7 +210,8 @@ TEST(ChunkReader, LineLongerThanTheLimitIsCorruption) {
   }
   // The first chunk ("short\n") may come first; the long line must then fail.
   ASSERT_FALSE(st.ok());
-  EXPECT_NE(st.message().find("byte offset 6 is longer than 8912896 bytes"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("byte offset 6 is longer than 8912896 bytes"), std::string::npos)
+      << st.message();
 }
 
 }  // namespace

@@ -2,8 +2,8 @@
 // documents with the keys of DESIGN.md, and the messages users see for bad input.
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdio>

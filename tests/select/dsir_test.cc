@@ -41,8 +41,9 @@ TEST(Features, LongTokensAreOneToken) {
   EXPECT_EQ(toks[0], TokenHash(lower));
 }
 
-// Buckets are a fixed function of the text (FNV-1a + SplitMix64 finaliser + multiply-shift), the same on every machine and
-// every run: these values are part of the format of a DSIR fit and must never change silently.
+// Buckets are a fixed function of the text (FNV-1a + SplitMix64 finaliser + multiply-shift), the
+// same on every machine and every run: these values are part of the format of a DSIR fit and must
+// never change silently.
 TEST(Features, BucketsAreStable) {
   std::vector<uint32_t> got;
   ForEachFeature("the cat", 10000, 2, [&](uint32_t b) { got.push_back(b); });
@@ -63,7 +64,8 @@ TEST(Dsir, WeightsMatchTheFormulaByHand) {
   auto model = DsirModel::Fit(target, pool, o);
   ASSERT_TRUE(model.ok());
   // p_t = (c + 1) / (4 + 4) = 4/8, 2/8, 1/8, 1/8; p_p = 2/8 each.
-  const double expected[4] = {std::log(4.0 / 2.0), std::log(2.0 / 2.0), std::log(1.0 / 2.0), std::log(1.0 / 2.0)};
+  const double expected[4] = {std::log(4.0 / 2.0), std::log(2.0 / 2.0), std::log(1.0 / 2.0),
+                              std::log(1.0 / 2.0)};
   for (int b = 0; b < 4; ++b) EXPECT_NEAR(model->log_ratio()[b], expected[b], 1e-12);
 
   // A document's log weight is the sum over its features of the bucket's log ratio.

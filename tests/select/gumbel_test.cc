@@ -39,7 +39,8 @@ TEST(Gumbel, FirstPickIsProportionalToWeights) {
     double expected = draws * w[i] / total;
     chi2 += (hits[i] - expected) * (hits[i] - expected) / expected;
   }
-  EXPECT_LT(chi2, 18.47) << "hits: " << hits[0] << " " << hits[1] << " " << hits[2] << " " << hits[3] << " " << hits[4];
+  EXPECT_LT(chi2, 18.47) << "hits: " << hits[0] << " " << hits[1] << " " << hits[2] << " "
+                         << hits[3] << " " << hits[4];
 }
 
 TEST(Gumbel, BudgetIsMetWithinOneDocument) {

@@ -30,8 +30,8 @@ Kept CountKept(const std::string& path) {
   return k;
 }
 
-Result<SelectionResult> RunSelector(const std::string& dir, const std::string& selector, int threads,
-                            const std::string& out_name, uint64_t seed = 3) {
+Result<SelectionResult> RunSelector(const std::string& dir, const std::string& selector,
+                                    int threads, const std::string& out_name, uint64_t seed = 3) {
   SelectOptions o;
   o.selector = selector;
   o.keep = 0.25;
@@ -107,7 +107,8 @@ TEST_F(PlantedPool, DeterministicAcrossThreadCounts) {
     auto one = RunSelector(*dir_, sel, 1, std::string(sel) + ".t1.jsonl");
     auto two = RunSelector(*dir_, sel, 2, std::string(sel) + ".t2.jsonl");
     ASSERT_TRUE(one.ok() && two.ok()) << sel;
-    EXPECT_EQ(ReadText(*dir_ + "/" + sel + ".t1.jsonl"), ReadText(*dir_ + "/" + sel + ".t2.jsonl")) << sel;
+    EXPECT_EQ(ReadText(*dir_ + "/" + sel + ".t1.jsonl"), ReadText(*dir_ + "/" + sel + ".t2.jsonl"))
+        << sel;
     auto m1 = nlohmann::json::parse(ReadText(*dir_ + "/" + sel + ".t1.jsonl.manifest.json"));
     auto m2 = nlohmann::json::parse(ReadText(*dir_ + "/" + sel + ".t2.jsonl.manifest.json"));
     m1.erase("cost");
@@ -131,7 +132,8 @@ TEST(Selector, RejectsBadOptions) {
   EXPECT_FALSE(o.Validate().ok());
   o.keep = 1;
   o.selector = "magic";
-  EXPECT_EQ(o.Validate().message(), "unknown selector 'magic' (choose random, first, dsir or classifier)");
+  EXPECT_EQ(o.Validate().message(),
+            "unknown selector 'magic' (choose random, first, dsir or classifier)");
 }
 
 }  // namespace

@@ -3,9 +3,8 @@
 // Background documents draw words from vocabulary "bg*", planted ones from "tg*", both with a
 // shared function-word vocabulary; the target is made like the planted documents.
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "testing/testing.h"
@@ -49,11 +48,16 @@ inline int WritePlantedPool(const std::string& dir, int n, double planted_fracti
     bool is_planted = rng.Below(1000) < planted_fraction * 1000;
     planted += is_planted;
     int words = 100 + rng.Below(200);
-    pool += nlohmann::json{{"id", "d" + std::to_string(i)}, {"planted", is_planted},
-                           {"text", MakeDoc(rng, is_planted ? "tg" : "bg", words)}}.dump() + "\n";
+    pool += nlohmann::json{{"id", "d" + std::to_string(i)},
+                           {"planted", is_planted},
+                           {"text", MakeDoc(rng, is_planted ? "tg" : "bg", words)}}
+                .dump() +
+            "\n";
   }
   for (int i = 0; i < target_docs; ++i) {
-    target += nlohmann::json{{"id", "t" + std::to_string(i)}, {"text", MakeDoc(rng, "tg", 150)}}.dump() + "\n";
+    target +=
+        nlohmann::json{{"id", "t" + std::to_string(i)}, {"text", MakeDoc(rng, "tg", 150)}}.dump() +
+        "\n";
   }
   WriteText(dir + "/pool.jsonl", pool);
   WriteText(dir + "/target.jsonl", target);

@@ -94,14 +94,16 @@ TEST(TrialRun, TargetLikeThePoolShowsNoSaving) {
   // Replace the planted-style target by background-style text.
   preflight::testing::TestRng rng(17);
   std::string target;
-  for (int i = 0; i < 40; ++i) target += nlohmann::json{{"text", preflight::testing::MakeDoc(rng, "bg", 150)}}.dump() + "\n";
+  for (int i = 0; i < 40; ++i)
+    target += nlohmann::json{{"text", preflight::testing::MakeDoc(rng, "bg", 150)}}.dump() + "\n";
   WriteText(dir + "/target.jsonl", target);
   WriteEval(dir, "bg", 98);
   auto out = RunTrial(MicroTrial(dir));
   ASSERT_TRUE(out.ok()) << out.status().message();
   const Comparison& c = out->trial.comparisons.at(0);
   double lo = c.ci.net.lo, hi = c.ci.net.hi;
-  EXPECT_TRUE(lo <= 0.0 && 0.0 <= hi) << "net " << c.saving.net << " interval [" << lo << ", " << hi << "]";
+  EXPECT_TRUE(lo <= 0.0 && 0.0 <= hi)
+      << "net " << c.saving.net << " interval [" << lo << ", " << hi << "]";
 }
 
 TEST(TrialRun, ADifferentConfigInTheSameFolderIsRefused) {
@@ -115,7 +117,8 @@ TEST(TrialRun, ADifferentConfigInTheSameFolderIsRefused) {
   c.steps = 30;
   auto again = RunTrial(c);
   ASSERT_FALSE(again.ok());
-  EXPECT_NE(again.status().message().find("this folder holds a different trial (steps differ)"), std::string::npos)
+  EXPECT_NE(again.status().message().find("this folder holds a different trial (steps differ)"),
+            std::string::npos)
       << again.status().message();
 }
 
@@ -145,30 +148,35 @@ TEST(TrialRun, KillNineThenRerunGivesTheUninterruptedResult) {
   std::string dir = ScratchDir("trial_kill");
   preflight::testing::WritePlantedPool(dir, 200, 0.3, 20, 8);
   WriteEval(dir, "tg", 96);
-  std::string flags = "--pool " + dir + "/pool.jsonl --target-select " + dir + "/target.jsonl --target-eval " + dir +
-                      "/eval.jsonl --selector dsir --seeds 2 --steps 400 --eval-every 20 --eval-windows 64 "
-                      "--layers 1 --d-model 32 --heads 2 --context 32 --batch 8 --threads 1 --quiet --json";
-  auto clean = RunCli("trial " + flags + " --out " + dir + "/clean --ledger " + dir + "/clean.ledger");
+  std::string flags =
+      "--pool " + dir + "/pool.jsonl --target-select " + dir + "/target.jsonl --target-eval " +
+      dir +
+      "/eval.jsonl --selector dsir --seeds 2 --steps 400 --eval-every 20 --eval-windows 64 "
+      "--layers 1 --d-model 32 --heads 2 --context 32 --batch 8 --threads 1 --quiet --json";
+  auto clean =
+      RunCli("trial " + flags + " --out " + dir + "/clean --ledger " + dir + "/clean.ledger");
   ASSERT_EQ(clean.exit_code, 0) << clean.err;
 
   pid_t pid = fork();
   ASSERT_GE(pid, 0);
   if (pid == 0) {
-    std::string cmd = std::string("exec '") + PREFLIGHT_BINARY + "' trial " + flags + " --out " + dir +
-                      "/killed --ledger " + dir + "/killed.ledger >/dev/null 2>&1";
+    std::string cmd = std::string("exec '") + PREFLIGHT_BINARY + "' trial " + flags + " --out " +
+                      dir + "/killed --ledger " + dir + "/killed.ledger >/dev/null 2>&1";
     execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
   // Wait until the second run has written a checkpoint, then kill without warning.
   const std::string second = dir + "/killed/runs/random-s2/checkpoint.bin";
-  for (int i = 0; i < 6000 && !Exists(second); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  for (int i = 0; i < 6000 && !Exists(second); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   kill(pid, SIGKILL);
   int status = 0;
   waitpid(pid, &status, 0);
   ASSERT_TRUE(Exists(second)) << "the trial never reached its second run";
   ASSERT_FALSE(Exists(dir + "/killed/result.json")) << "killed too late: the trial had finished";
 
-  auto resumed = RunCli("trial " + flags + " --out " + dir + "/killed --ledger " + dir + "/killed.ledger");
+  auto resumed =
+      RunCli("trial " + flags + " --out " + dir + "/killed --ledger " + dir + "/killed.ledger");
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
   auto a = nlohmann::json::parse(ReadText(dir + "/clean/result.json"));
   auto b = nlohmann::json::parse(ReadText(dir + "/killed/result.json"));
