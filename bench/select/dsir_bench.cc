@@ -36,9 +36,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "%s\n", s.status().message().c_str());
       std::exit(1);
     }
-    counts.assign(o.buckets, 0);
-    for (auto& v : per)
-      for (size_t b = 0; b < v.size(); ++b) counts[b] += v[b];
+    counts = select::SumCounts(per, o.buckets);
     return *s;
   };
   std::vector<uint64_t> tc, pc;

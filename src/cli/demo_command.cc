@@ -13,6 +13,7 @@
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "cli/progress.h"
+#include "cli/selection_receipt.h"
 #include "cli/trial_support.h"
 #include "corpus/brown.h"
 #include "ledger/ledger.h"
@@ -135,26 +136,8 @@ int RunDemo(int argc, char** argv) {
     o.out_path = JoinPath(out_dir, target->name + "." + name + ".jsonl");
     auto r = select::RunSelection({target->pool}, {target->select}, o);
     if (!r.ok()) return Fail("demo", r.status());
-    nlohmann::json receipt = {{"kind", "selection"},
-                              {"inputs",
-                               {{{"role", "pool"},
-                                 {"path", target->pool},
-                                 {"sha256", r->manifest["inputs"]["pool"][0]["sha256"]},
-                                 {"docs", r->pool_docs},
-                                 {"bytes", r->pool_bytes}}}},
-                              {"config",
-                               {{"selector", name},
-                                {"keep", o.keep},
-                                {"seed", seed},
-                                {"params", r->manifest["params"]},
-                                {"via", "demo"}}},
-                              {"result",
-                               {{"kept_docs", r->kept_docs},
-                                {"kept_bytes", r->kept_bytes},
-                                {"output", r->manifest["output"]}}},
-                              {"cost", {{"core_seconds", r->core_seconds}, {"flops", 0}}}};
-    auto appended = ledger::Append(ledger_path, receipt);
-    if (!appended.ok()) return Fail("demo", appended.status());
+    auto receipt = AppendSelectionReceipt(o, *r, ledger_path);
+    if (!receipt.ok()) return Fail("demo", receipt.status());
     auto shares = GenreShares(o.out_path);
     out += Format("%-10s %10llu %10.2f %13.1f%% %12.2f\n", name,
                   static_cast<unsigned long long>(r->kept_docs), r->kept_bytes / 1e6,

@@ -6,27 +6,11 @@
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "cli/progress.h"
+#include "cli/selection_receipt.h"
 #include "ledger/ledger.h"
 #include "select/selector.h"
 
 namespace preflight::cli {
-namespace {
-
-nlohmann::json ReceiptInputs(const nlohmann::json& manifest) {
-  nlohmann::json inputs = nlohmann::json::array();
-  for (const char* role : {"pool", "target"}) {
-    for (const auto& in : manifest["inputs"][role]) {
-      inputs.push_back({{"role", role},
-                        {"path", in["path"]},
-                        {"sha256", in["sha256"]},
-                        {"docs", in["docs"]},
-                        {"bytes", in["bytes"]}});
-    }
-  }
-  return inputs;
-}
-
-}  // namespace
 
 int RunSelect(int argc, char** argv) {
   CLI::App app;
@@ -92,38 +76,9 @@ int RunSelect(int argc, char** argv) {
   if (bar) bar->Finish();
   if (!result.ok()) return Fail("select", result.status());
   const nlohmann::json& m = result->manifest;
-  std::string manifest_path =
-      o.manifest_path.empty() ? o.out_path + ".manifest.json" : o.manifest_path;
-
-  nlohmann::json receipt = {
-      {"kind", "selection"},
-      {"inputs", ReceiptInputs(m)},
-      {"config",
-       {{"selector", o.selector},
-        {"keep", o.keep},
-        {"seed", o.seed},
-        {"params", m["params"]},
-        {"text_field", o.read.text_field},
-        {"skip_bad", o.read.skip_bad}}},
-      {"result",
-       {{"pool_docs", m["pool_docs"]},
-        {"pool_bytes", m["pool_bytes"]},
-        {"budget_bytes", m["budget_bytes"]},
-        {"kept_docs", m["kept_docs"]},
-        {"kept_bytes", m["kept_bytes"]},
-        {"output", m["output"]},
-        {"manifest", manifest_path}}},
-      // Selection is hashing and counting, not floating-point work: its FLOPs are not counted
-      // (recorded as 0); its cost is the measured core-seconds.
-      {"cost", {{"core_seconds", result->core_seconds}, {"flops", 0}}}};
-  auto appended = ledger::Append(ledger_path, receipt);
-  if (!appended.ok()) {
-    // No receipt, no output: a selection that cannot be accounted for is not kept.
-    std::remove(o.out_path.c_str());
-    std::remove(manifest_path.c_str());
-    return Fail("select", appended.status());
-  }
-  std::string hash = (*appended)["hash"];
+  const std::string manifest_path = ManifestPath(o);
+  auto hash = AppendSelectionReceipt(o, *result, ledger_path);
+  if (!hash.ok()) return Fail("select", hash.status());
   if (json) {
     EmitJson(
         {{"selector", o.selector},
@@ -137,7 +92,7 @@ int RunSelect(int argc, char** argv) {
          {"cost", {{"core_seconds", result->core_seconds}, {"wall_seconds", result->wall_seconds}}},
          {"out", o.out_path},
          {"manifest", manifest_path},
-         {"receipt", hash},
+         {"receipt", *hash},
          {"skipped_bad_lines", m["skipped_bad_lines"]}});
   } else {
     std::printf("%s kept %llu of %llu documents, %s of %s (budget %s), in %.2f core-seconds\n",
@@ -148,7 +103,7 @@ int RunSelect(int argc, char** argv) {
                 HumanBytes(static_cast<double>(result->budget_bytes)).c_str(),
                 result->core_seconds);
     std::printf("  out      %s\n  manifest %s\n  receipt  %s (%s)\n", o.out_path.c_str(),
-                manifest_path.c_str(), hash.substr(0, 16).c_str(), ledger_path.c_str());
+                manifest_path.c_str(), hash->substr(0, 16).c_str(), ledger_path.c_str());
     if (m["skipped_bad_lines"].get<uint64_t>() > 0) {
       std::printf("  skipped  %llu bad lines (--skip-bad)\n",
                   static_cast<unsigned long long>(m["skipped_bad_lines"].get<uint64_t>()));

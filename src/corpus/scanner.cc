@@ -51,37 +51,35 @@ void SplitLines(std::string_view chunk, uint64_t chunk_offset, uint32_t input, i
 // Parses with the DOM parser, which validates the whole line (JSON and UTF-8), not just the
 // fields we read. `padded` promises SIMDJSON_PADDING readable bytes after the line.
 Result<std::string_view> ParseWith(simdjson::dom::parser& parser, std::string_view line,
-                                   bool padded, const ReadOptions& options,
-                                   const std::string& where) {
+                                   bool padded, const ReadOptions& options, const std::string& path,
+                                   int64_t line_no) {
+  // The "file:line" prefix is built only for an error: this runs once per document.
+  auto where = [&] { return line_no > 0 ? path + ":" + std::to_string(line_no) : path; };
   simdjson::dom::element doc;
   auto error = padded ? parser.parse(line.data(), line.size(), false).get(doc)
                       : parser.parse(line.data(), line.size(), true).get(doc);
-  if (error == simdjson::UTF8_ERROR) return Status::InvalidArgument(where + ": invalid UTF-8");
+  if (error == simdjson::UTF8_ERROR) return Status::InvalidArgument(where() + ": invalid UTF-8");
   if (error) {
-    return Status::InvalidArgument(where + ": malformed JSON (" +
+    return Status::InvalidArgument(where() + ": malformed JSON (" +
                                    std::string(simdjson::error_message(error)) + ")");
   }
   simdjson::dom::object obj;
-  if (doc.get_object().get(obj)) return Status::InvalidArgument(where + ": not a JSON object");
+  if (doc.get_object().get(obj)) return Status::InvalidArgument(where() + ": not a JSON object");
   simdjson::dom::element field;
   if (obj[options.text_field].get(field)) {
-    return Status::InvalidArgument(where + ": no \"" + options.text_field + "\" field");
+    return Status::InvalidArgument(where() + ": no \"" + options.text_field + "\" field");
   }
   std::string_view text;
   if (field.get_string().get(text)) {
-    return Status::InvalidArgument(where + ": field \"" + options.text_field +
+    return Status::InvalidArgument(where() + ": field \"" + options.text_field +
                                    "\" is not a string");
   }
   if (text.size() > options.max_document_bytes) {
-    return Status::InvalidArgument(where + ": document of " + std::to_string(text.size()) +
+    return Status::InvalidArgument(where() + ": document of " + std::to_string(text.size()) +
                                    " bytes is over the limit of " +
                                    std::to_string(options.max_document_bytes) + " bytes");
   }
   return text;
-}
-
-std::string Where(const std::string& path, int64_t line_no) {
-  return path + ":" + std::to_string(line_no);
 }
 
 bool IsFolder(const std::string& path) { return IsDirectory(path); }
@@ -163,7 +161,7 @@ struct BadLine {
 Result<std::string_view> ParseTextField(std::string_view line, const ReadOptions& options,
                                         const std::string& where) {
   simdjson::dom::parser parser;
-  return ParseWith(parser, line, false, options, where);
+  return ParseWith(parser, line, false, options, where, 0);
 }
 
 Result<ScanSummary> ScanDocuments(const std::vector<std::string>& paths, const ReadOptions& options,
@@ -206,8 +204,7 @@ Result<ScanSummary> ScanDocuments(const std::vector<std::string>& paths, const R
         for (int64_t i = 0; i < n; ++i) {
           const int t = omp_get_thread_num();
           const Record& r = records[i];
-          auto text =
-              ParseWith(parsers[t], r.line, /*padded=*/true, options, Where(path, r.line_no));
+          auto text = ParseWith(parsers[t], r.line, /*padded=*/true, options, path, r.line_no);
           if (!text.ok()) {
             bad_by_thread[t].push_back({r.index, text.status().message()});
             continue;

@@ -21,6 +21,14 @@ void CountFeatures(std::string_view text, const DsirOptions& options, uint64_t* 
   ForEachFeature(text, options.buckets, options.ngrams, [counts](uint32_t b) { ++counts[b]; });
 }
 
+std::vector<uint64_t> SumCounts(const std::vector<std::vector<uint64_t>>& per_thread,
+                                uint32_t buckets) {
+  std::vector<uint64_t> sum(buckets, 0);
+  for (const auto& v : per_thread)
+    for (size_t b = 0; b < v.size() && b < buckets; ++b) sum[b] += v[b];
+  return sum;
+}
+
 Result<DsirModel> DsirModel::Fit(const std::vector<uint64_t>& target_counts,
                                  const std::vector<uint64_t>& pool_counts,
                                  const DsirOptions& options) {

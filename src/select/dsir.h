@@ -37,6 +37,10 @@ struct DsirOptions {
 // Adds the document's feature counts into counts[0, buckets).
 void CountFeatures(std::string_view text, const DsirOptions& options, uint64_t* counts);
 
+// The bucket-wise sum of per-thread count vectors (each of `buckets` entries).
+std::vector<uint64_t> SumCounts(const std::vector<std::vector<uint64_t>>& per_thread,
+                                uint32_t buckets);
+
 class DsirModel {
  public:
   // Fails when either side has no features at all.

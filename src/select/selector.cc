@@ -69,11 +69,7 @@ Result<ScanSummary> ScanTarget(const std::vector<std::string>& target, const Sel
         "the target has no documents (" +
         (target.empty() ? std::string("no --target given") : target.front()) + ")");
   }
-  if (counts) {
-    counts->assign(o.dsir.buckets, 0);
-    for (const auto& v : per_thread)
-      for (size_t b = 0; b < v.size(); ++b) (*counts)[b] += v[b];
-  }
+  if (counts) *counts = SumCounts(per_thread, o.dsir.buckets);
   if (texts) {
     std::sort(collected.begin(), collected.end());
     for (auto& [i, t] : collected) texts->push_back(std::move(t));
@@ -176,9 +172,7 @@ Result<SelectionResult> RunSelection(const std::vector<std::string>& pool,
     std::optional<DsirModel> dsir_model;
     std::optional<Classifier> classifier;
     if (o.selector == "dsir") {
-      std::vector<uint64_t> pool_counts(o.dsir.buckets, 0);
-      for (const auto& v : pool_counts_by_thread)
-        for (size_t b = 0; b < v.size(); ++b) pool_counts[b] += v[b];
+      std::vector<uint64_t> pool_counts = SumCounts(pool_counts_by_thread, o.dsir.buckets);
       PF_ASSIGN_OR_RETURN(DsirModel model, DsirModel::Fit(target_counts, pool_counts, o.dsir));
       dsir_model = std::move(model);
       params = {{"buckets", o.dsir.buckets},

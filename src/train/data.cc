@@ -1,32 +1,21 @@
 #include "train/data.h"
 
-#include <fstream>
-#include <nlohmann/json.hpp>
+#include "base/file.h"
+#include "corpus/scanner.h"
 
 namespace preflight::train {
 
 Result<std::vector<std::string>> ReadJsonlTexts(const std::string& path, const std::string& field) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::NotFound(path + ": cannot open (does the file exist?)");
+  if (!PathExists(path)) return Status::NotFound(path + ": cannot open (does the file exist?)");
+  // The corpus module's reader: the same JSON and UTF-8 validation, limits and error messages
+  // (file:line) as selection. One thread, so documents arrive in file order.
+  corpus::ReadOptions read;
+  read.text_field = field;
   std::vector<std::string> texts;
-  std::string line;
-  int64_t line_no = 0;
-  while (std::getline(in, line)) {
-    line_no++;
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    nlohmann::json doc = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (doc.is_discarded() || !doc.is_object()) {
-      return Status::InvalidArgument(path + ":" + std::to_string(line_no) +
-                                     ": not a JSON object; each line must be {\"" + field +
-                                     "\": ...}");
-    }
-    auto it = doc.find(field);
-    if (it == doc.end() || !it->is_string()) {
-      return Status::InvalidArgument(path + ":" + std::to_string(line_no) + ": no string field \"" +
-                                     field + "\"");
-    }
-    texts.push_back(it->get<std::string>());
-  }
+  PF_RETURN_IF_ERROR(
+      corpus::ScanDocuments({path}, read, [&](int, const corpus::Record&, std::string_view text) {
+        texts.emplace_back(text);
+      }).status());
   return texts;
 }
 

@@ -13,9 +13,8 @@
 
 namespace preflight::train {
 
-// Reads the string field `field` of every line of a JSONL file (blank lines skipped).
-// The engine's only JSONL reader, kept to one function so that the corpus module's reader can
-// replace it. Errors name the file and line: NotFound, InvalidArgument (bad JSON, field missing).
+// Reads the string field `field` of every document of a JSONL file (blank lines skipped)
+// through the corpus module's reader, so bad lines are errors naming file and line.
 Result<std::vector<std::string>> ReadJsonlTexts(const std::string& path,
                                                 const std::string& field = "text");
 
