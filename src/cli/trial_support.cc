@@ -33,6 +33,7 @@ Result<TrialRun> RunTrialWithReceipt(const trial::TrialConfig& config,
   auto outcome = trial::RunTrial(config, on_progress);
   if (bar) bar->Finish();
   if (!outcome.ok()) return outcome.status();
+  if (!outcome->leader) return TrialRun{std::move(*outcome), nullptr, ""};
 
   report::ReportData data;
   data.title = outcome->title;

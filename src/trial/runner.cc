@@ -79,16 +79,26 @@ class Manifest {
     if (doc_.is_discarded() || !doc_.is_object() || !doc_.contains("config")) {
       return Status::Corruption(path_ + ": not a trial manifest; use a new --out folder");
     }
-    if (doc_["config"] != config) {
+    // The forecast under test changes the accounting, not the arms or the runs: a trial rerun
+    // to test a new forecast reuses them, and records the new forecast.
+    nlohmann::json held = doc_["config"], wanted = config;
+    held.erase("forecast");
+    wanted.erase("forecast");
+    if (held != wanted) {
       std::string diff;
-      for (auto& [k, v] : config.items()) {
-        if (!doc_["config"].contains(k) || doc_["config"][k] != v)
-          diff += (diff.empty() ? "" : ", ") + k;
+      for (auto& [k, v] : wanted.items()) {
+        if (!held.contains(k) || held[k] != v) diff += (diff.empty() ? "" : ", ") + k;
       }
       return Status::InvalidArgument(path_ + ": this folder holds a different trial (" + diff +
                                      " differ); use a new --out folder or the same flags");
     }
+    doc_["config"] = config;
     return Status::Ok();
+  }
+  // For a process that only reads the manifest the leader wrote (RunExecutor).
+  Status LoadExisting(const nlohmann::json& config) {
+    if (!PathExists(path_)) return Status::NotFound(path_ + ": the leader wrote no trial manifest");
+    return Load(config);
   }
   Status Save() { return WriteFileAtomically(path_, doc_.dump(2) + "\n"); }
   nlohmann::json& doc() { return doc_; }
@@ -126,6 +136,44 @@ train::TrainOptions RunOptions(const TrialConfig& c, const std::string& arm, int
   t.threads = c.threads;
   t.lr = c.lr;
   return t;
+}
+
+// Makes (or finds, from an earlier invocation) every arm's data.
+Status MakeArms(const TrialConfig& c, const std::vector<ArmSpec>& specs, int total_runs,
+                Manifest& manifest, const std::function<void(const TrialProgress&)>& progress) {
+  PF_RETURN_IF_ERROR(MakeDirectories(JoinPath(c.out_dir, "arms")));
+  PF_RETURN_IF_ERROR(MakeDirectories(JoinPath(c.out_dir, "runs")));
+  PF_RETURN_IF_ERROR(manifest.Load(c.ToJson()));
+  nlohmann::json& m = manifest.doc();
+  for (const ArmSpec& spec : specs) {
+    if (m["arms"].contains(spec.name) && m["arms"][spec.name].value("done", false) &&
+        PathExists(ArmFile(c, spec.name))) {
+      continue;
+    }
+    if (progress)
+      progress({"select " + spec.name + " (" + spec.data_kind + ")", 0, 0, 0, total_runs});
+    select::SelectOptions o;
+    o.selector = spec.data_kind;
+    o.keep = c.keep;
+    o.seed = c.selection_seed;
+    o.threads = c.threads;
+    o.out_path = ArmFile(c, spec.name);
+    PF_ASSIGN_OR_RETURN(select::SelectionResult s,
+                        select::RunSelection(c.pool, {c.target_select}, o));
+    m["arms"][spec.name] = {{"done", true},
+                            {"data_kind", spec.data_kind},
+                            {"schedule", spec.schedule},
+                            {"kept_docs", s.kept_docs},
+                            {"kept_bytes", s.kept_bytes},
+                            {"budget_bytes", s.budget_bytes},
+                            {"pool_docs", s.pool_docs},
+                            {"pool_bytes", s.pool_bytes},
+                            {"selection_core_seconds", s.core_seconds},
+                            {"output_sha256", s.manifest["output"]["sha256"]},
+                            {"inputs", s.manifest["inputs"]}};
+    PF_RETURN_IF_ERROR(manifest.Save());
+  }
+  return Status::Ok();
 }
 
 }  // namespace
@@ -182,48 +230,33 @@ Result<double> EstimateTrialSeconds(const TrialConfig& c) {
 }
 
 Result<TrialOutcome> RunTrial(const TrialConfig& c,
-                              const std::function<void(const TrialProgress&)>& progress) {
+                              const std::function<void(const TrialProgress&)>& progress,
+                              RunExecutor* executor) {
+  RunExecutor in_process;
+  if (executor == nullptr) executor = &in_process;
   PF_RETURN_IF_ERROR(Validate(c));
-  PF_RETURN_IF_ERROR(MakeDirectories(JoinPath(c.out_dir, "arms")));
-  PF_RETURN_IF_ERROR(MakeDirectories(JoinPath(c.out_dir, "runs")));
   Manifest manifest(JoinPath(c.out_dir, "trial.json"));
-  PF_RETURN_IF_ERROR(manifest.Load(c.ToJson()));
-  nlohmann::json& m = manifest.doc();
   TrialOutcome outcome;
   const std::vector<ArmSpec> specs = ArmSpecs(c);
   const int total_runs = static_cast<int>(specs.size()) * c.seeds;
 
-  // 1. The arms' data.
-  for (const ArmSpec& spec : specs) {
-    if (m["arms"].contains(spec.name) && m["arms"][spec.name].value("done", false) &&
-        PathExists(ArmFile(c, spec.name))) {
-      continue;
-    }
-    if (progress)
-      progress({"select " + spec.name + " (" + spec.data_kind + ")", 0, 0, 0, total_runs});
-    select::SelectOptions o;
-    o.selector = spec.data_kind;
-    o.keep = c.keep;
-    o.seed = c.selection_seed;
-    o.threads = c.threads;
-    o.out_path = ArmFile(c, spec.name);
-    PF_ASSIGN_OR_RETURN(select::SelectionResult s,
-                        select::RunSelection(c.pool, {c.target_select}, o));
-    m["arms"][spec.name] = {{"done", true},
-                            {"data_kind", spec.data_kind},
-                            {"schedule", spec.schedule},
-                            {"kept_docs", s.kept_docs},
-                            {"kept_bytes", s.kept_bytes},
-                            {"budget_bytes", s.budget_bytes},
-                            {"pool_docs", s.pool_docs},
-                            {"pool_bytes", s.pool_bytes},
-                            {"selection_core_seconds", s.core_seconds},
-                            {"output_sha256", s.manifest["output"]["sha256"]},
-                            {"inputs", s.manifest["inputs"]}};
-    PF_RETURN_IF_ERROR(manifest.Save());
+  // 1. The arms' data, made by the leader; the other processes read its manifest.
+  if (executor->IsLeader()) {
+    PF_RETURN_IF_ERROR(executor->AfterArms(MakeArms(c, specs, total_runs, manifest, progress)));
+  } else {
+    PF_RETURN_IF_ERROR(executor->AfterArms(Status::Ok()));
+    PF_RETURN_IF_ERROR(manifest.LoadExisting(c.ToJson()));
   }
+  nlohmann::json& m = manifest.doc();
 
   // 2. The runs: seeds 1..S per arm, paired by seed across arms.
+  struct Task {
+    const ArmSpec* spec;
+    int seed;
+    int number;  // 1-based, of all runs
+    std::string key;
+  };
+  std::vector<Task> tasks;
   int run_number = 0;
   for (const ArmSpec& spec : specs) {
     for (int seed = 1; seed <= c.seeds; ++seed) {
@@ -233,26 +266,39 @@ Result<TrialOutcome> RunTrial(const TrialConfig& c,
         ++outcome.reused_runs;
         continue;
       }
-      std::string stage = "train " + spec.name + " seed " + std::to_string(seed);
-      auto r = train::Train(RunOptions(c, spec.name, seed), [&](const train::StepInfo& s) {
-        if (progress && std::isnan(s.eval_bpb)) {
-          progress({stage, s.step, s.steps, run_number, total_runs, s.loss, s.tokens_per_second});
-        }
-      });
-      if (!r.ok()) return r.status();
-      m["runs"][key] = {{"done", true},
-                        {"arm", spec.name},
-                        {"seed", seed},
-                        {"curve", CurveToJson(r->curve)},
-                        {"flops_per_step", r->flops_per_step},
-                        {"tokens_per_step", r->tokens_per_step},
-                        {"steps", r->steps},
-                        {"params", r->params},
-                        {"core_seconds", r->core_seconds},
-                        {"train_seconds", r->train_seconds},
-                        {"tokens_per_second", r->tokens_per_second}};
-      PF_RETURN_IF_ERROR(manifest.Save());
+      tasks.push_back({&spec, seed, run_number, key});
     }
+  }
+  auto train_task = [&](int i) -> Result<std::string> {
+    const Task& t = tasks[static_cast<size_t>(i)];
+    std::string stage = "train " + t.spec->name + " seed " + std::to_string(t.seed);
+    auto r = train::Train(RunOptions(c, t.spec->name, t.seed), [&](const train::StepInfo& s) {
+      if (progress && std::isnan(s.eval_bpb)) {
+        progress({stage, s.step, s.steps, t.number, total_runs, s.loss, s.tokens_per_second});
+      }
+    });
+    if (!r.ok()) return r.status();
+    nlohmann::json run = {{"done", true},
+                          {"arm", t.spec->name},
+                          {"seed", t.seed},
+                          {"curve", CurveToJson(r->curve)},
+                          {"flops_per_step", r->flops_per_step},
+                          {"tokens_per_step", r->tokens_per_step},
+                          {"steps", r->steps},
+                          {"params", r->params},
+                          {"core_seconds", r->core_seconds},
+                          {"train_seconds", r->train_seconds},
+                          {"tokens_per_second", r->tokens_per_second}};
+    return run.dump();
+  };
+  auto record = [&](int i, const std::string& run) -> Status {
+    m["runs"][tasks[static_cast<size_t>(i)].key] = nlohmann::json::parse(run);
+    return manifest.Save();
+  };
+  PF_RETURN_IF_ERROR(executor->RunTasks(static_cast<int>(tasks.size()), train_task, record));
+  if (!executor->IsLeader()) {
+    outcome.leader = false;
+    return outcome;
   }
 
   // 3. Compute matching, checked before any saving is computed.

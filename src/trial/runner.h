@@ -59,6 +59,30 @@ struct TrialConfig {
   nlohmann::json ToJson() const;  // Everything that defines the trial (the fingerprint).
 };
 
+// Where a trial's runs are trained. The default trains them one after another in this process;
+// dist/ spreads them over MPI ranks (every rank calls RunTrial with the same config). Only the
+// leader selects the arms, writes out_dir and returns a full outcome; the others train the runs
+// they own and return an outcome with leader == false.
+class RunExecutor {
+ public:
+  virtual ~RunExecutor() = default;
+  virtual bool IsLeader() const { return true; }
+  // Called by every process once the leader has made the arms (or failed to). Returns a failure
+  // on every process if any process failed, so that no process waits for one that has stopped.
+  virtual Status AfterArms(Status local) { return local; }
+  // Trains task i (0 <= i < count) by calling run(i) in the process that owns it, and calls
+  // on_result(i, output of run(i)) on the leader as results arrive. A failed task fails every
+  // process, with a message naming where and why it failed.
+  virtual Status RunTasks(int count, const std::function<Result<std::string>(int)>& run,
+                          const std::function<Status(int, const std::string&)>& on_result) {
+    for (int i = 0; i < count; ++i) {
+      PF_ASSIGN_OR_RETURN(std::string out, run(i));
+      PF_RETURN_IF_ERROR(on_result(i, out));
+    }
+    return Status::Ok();
+  }
+};
+
 struct TrialProgress {
   std::string stage;  // "select <arm>", "train <arm> seed <s>"
   int64_t step = 0, steps = 0;
@@ -68,6 +92,7 @@ struct TrialProgress {
 };
 
 struct TrialOutcome {
+  bool leader = true;     // false: a non-leader MPI rank; nothing below is filled in
   nlohmann::json result;  // DESIGN.md keys + comparisons, lab record, compute, arms
   nlohmann::json lab_record;
   nlohmann::json inputs;    // for the receipt: path, sha256, docs, bytes of pool, T_sel, T_eval
@@ -85,7 +110,9 @@ struct TrialOutcome {
 // Estimated wall seconds of the whole trial from a short timing of this model on this machine.
 Result<double> EstimateTrialSeconds(const TrialConfig& config);
 
+// executor: where the runs are trained (nullptr: one after another in this process).
 Result<TrialOutcome> RunTrial(const TrialConfig& config,
-                              const std::function<void(const TrialProgress&)>& progress = {});
+                              const std::function<void(const TrialProgress&)>& progress = {},
+                              RunExecutor* executor = nullptr);
 
 }  // namespace preflight::trial
