@@ -26,6 +26,23 @@ namespace {
 // libgomp reads OMP_WAIT_POLICY only when it loads, so the command re-executes itself once with
 // OMP_WAIT_POLICY=passive unless the user set a policy. Returns only if the re-exec failed.
 
+nlohmann::json ScheduleJson(const train::TrainResult& r) {
+  if (r.schedule.empty()) return nullptr;
+  nlohmann::json trace = nlohmann::json::array();
+  for (const auto& [step, change] : r.trigger_trace) trace.push_back({step, change});
+  return {{"spec", r.schedule},
+          {"flops", r.flops},
+          {"frozen_flops_per_step", r.frozen_flops_per_step},
+          {"frozen_at", r.frozen_at},
+          {"stopped_early", r.stopped_early},
+          {"trigger",
+           {{"flops", r.trigger_flops},
+            {"core_seconds", r.trigger_core_seconds},
+            {"seconds", r.trigger_seconds},
+            {"checks", r.trigger_checks},
+            {"relative_change", trace}}}};
+}
+
 }  // namespace
 
 int RunTrain(int argc, char** argv) {
@@ -60,6 +77,10 @@ int RunTrain(int argc, char** argv) {
   app.add_option("--checkpoint-every", o.checkpoint_every,
                  "steps between checkpoints (0: at evals)")
       ->capture_default_str();
+  app.add_option("--schedule", o.schedule,
+                 "freeze or stop part of training (doc/schedules.md), e.g. "
+                 "'freeze:blocks=0-1@0.7', 'freeze:blocks=0-1@adaptive:threshold=0.02', "
+                 "'earlystop:patience=3'");
   app.add_flag("--json", json, "print one JSON document on stdout");
   app.add_flag("--quiet", quiet, "no progress on stderr");
   if (int code = Parse(app, argc, argv); code >= 0) return code;
@@ -127,7 +148,8 @@ int RunTrain(int argc, char** argv) {
               {"core_seconds", r.core_seconds},
               {"resumed", r.resumed},
               {"blas", train::BlasName()},
-              {"run_dir", o.run_dir}});
+              {"run_dir", o.run_dir},
+              {"schedule", ScheduleJson(r)}});
   }
   return 0;
 }

@@ -365,13 +365,16 @@ std::string Headline(const ReportData& d) {
     const double level = r.bootstrap.level * 100;
     if (c.saving.caught_up) {
       s += fmt::format(
-          "<div class=\"big\"><div class=\"label\">Compute saved, net</div>"
+          "<div class=\"big\"><div class=\"label\">{}</div>"
           "<div class=\"value {}\">{}</div><div class=\"detail\">{:g}% interval {}</div></div>\n",
+          d.schedule_trial ? "Training FLOPs saved to L*, net (" + EscapeHtml(c.arm) + ")"
+                           : std::string("Compute saved, net"),
           ClassFor(c.saving, c.saving.net), FormatPercent(c.saving.net), level,
           IntervalText(c.ci.net));
       s += fmt::format(
-          "<div class=\"big\"><div class=\"label\">Gross (before selection cost)</div>"
+          "<div class=\"big\"><div class=\"label\">{}</div>"
           "<div class=\"value {}\">{}</div><div class=\"detail\">{:g}% interval {}</div></div>\n",
+          d.schedule_trial ? "Gross (before the trigger's cost)" : "Gross (before selection cost)",
           ClassFor(c.saving, c.saving.gross), FormatPercent(c.saving.gross), level,
           IntervalText(c.ci.gross));
     } else {
@@ -492,7 +495,98 @@ std::string NumbersTable(const ReportData& d) {
   return s;
 }
 
-std::string LabRecord(const nlohmann::json& rec) {
+std::string ScheduleTables(const ReportData& d) {
+  const trial::ScheduleTrialResult& r = d.schedule;
+  const int level = static_cast<int>(std::lround(r.bootstrap.level * 100));
+  std::string s = "<section aria-labelledby=\"numbers-title\">\n";
+  s += "<h2 id=\"numbers-title\">The numbers (compute axis: cumulative training FLOPs)</h2>\n"
+       "<table id=\"numbers\">\n<thead><tr><th></th>";
+  for (const auto& c : r.comparisons) {
+    s += fmt::format("<th class=\"num\">{}</th>", EscapeHtml(c.schedule));
+  }
+  s += "</tr></thead>\n<tbody>\n";
+  auto row = [&](const std::string& name, const std::string& symbol, auto value) {
+    s += "<tr><th scope=\"row\">" + name +
+         (symbol.empty() ? "" : " <span class=\"sym\">" + symbol + "</span>") + "</th>";
+    for (const auto& c : r.comparisons) s += "<td class=\"num\">" + value(c) + "</td>";
+    s += "</tr>\n";
+  };
+  using SC = trial::ScheduleComparison;
+  auto pct = [](double v) { return FormatPercent(v); };
+  row("Kind", "", [](const SC& c) { return EscapeHtml(c.kind); });
+  row("Frozen from step (mean over runs)", "", [](const SC& c) {
+    if (c.kind == "earlystop") return fmt::format("{} runs stopped early", c.stopped_runs);
+    return c.frozen_runs > 0 ? fmt::format("{} ({} runs)", FormatSteps(c.frozen_at), c.frozen_runs)
+                             : std::string("never");
+  });
+  row("Best mean loss of the baseline", "L*",
+      [](const SC& c) { return fmt::format("{:.4f} bpb", c.l_star); });
+  row("Baseline reaches L* at step", "t<sub>R</sub>",
+      [](const SC& c) { return FormatSteps(c.t_baseline); });
+  row("Arm reaches L* at step", "t<sub>C</sub>", [](const SC& c) {
+    return c.caught_up ? FormatSteps(c.t_arm) : std::string("never caught up");
+  });
+  row("Training FLOPs to L*, baseline", "F<sub>R</sub>",
+      [](const SC& c) { return FormatFlops(c.flops_baseline); });
+  row("Training FLOPs to L*, arm", "F<sub>C</sub>",
+      [](const SC& c) { return c.caught_up ? FormatFlops(c.flops_arm) : std::string("never"); });
+  row("Trigger's own cost per run", "", [](const SC& c) {
+    return fmt::format("{} ({:.3g} core-s)", FormatFlops(c.trigger_flops), c.trigger_core_seconds);
+  });
+  row("FLOPs saved, gross", "1 \u2212 F<sub>C</sub>/F<sub>R</sub>",
+      [&](const SC& c) { return pct(c.gross); });
+  row(fmt::format("{}% interval, gross", level), "",
+      [](const SC& c) { return IntervalText(c.ci.gross); });
+  row("FLOPs saved, net of the trigger", "", [&](const SC& c) { return pct(c.net); });
+  row(fmt::format("{}% interval, net", level), "",
+      [](const SC& c) { return IntervalText(c.ci.net); });
+  row("Core-seconds saved (measured, trigger charged)", "",
+      [&](const SC& c) { return pct(c.net_core_seconds); });
+  row("Wall time saved (measured, trigger charged)", "",
+      [&](const SC& c) { return pct(c.net_wall); });
+  row("Training FLOPs of the whole run, arm / baseline", "", [](const SC& c) {
+    return FormatFlops(c.total_flops_arm) + " / " + FormatFlops(c.total_flops_baseline);
+  });
+  row("Final loss minus baseline's at equal FLOPs", "",
+      [](const SC& c) { return fmt::format("{:+.4f} bpb", c.loss_at_equal_compute); });
+  row("Bootstrap resamples never caught up", "",
+      [](const SC& c) { return fmt::format("{} of {}", c.ci.never_caught_up, c.ci.resamples); });
+  s += "</tbody>\n</table>\n";
+  s += fmt::format(
+      "<p class=\"sym\">Interval: {} percentile bootstrap resamples of the seed pairs (same "
+      "data and seeds in both arms), splitmix64 seed {:#x}. Both arms train on the same data, "
+      "so its cost is not charged.</p>\n",
+      r.bootstrap.resamples, r.bootstrap.seed);
+  s += "<h2 id=\"per-seed-title\">Per seed pair</h2>\n<table id=\"per-seed\">\n<thead><tr>"
+       "<th>schedule</th><th class=\"num\">seed</th><th class=\"num\">frozen at</th>"
+       "<th class=\"num\">steps</th><th class=\"num\">gross</th><th class=\"num\">net</th>"
+       "<th class=\"num\">loss at equal FLOPs</th></tr></thead>\n<tbody>\n";
+  for (const auto& c : r.comparisons) {
+    for (const auto& p : c.per_seed) {
+      s += fmt::format(
+          "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
+          "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
+          "<td class=\"num\">{:+.4f} bpb</td></tr>\n",
+          EscapeHtml(c.schedule), p.seed,
+          p.frozen_at >= 0 ? FormatSteps(static_cast<double>(p.frozen_at)) : std::string("never"),
+          FormatSteps(static_cast<double>(p.steps)), FormatPercent(p.gross), FormatPercent(p.net),
+          p.loss_at_equal_compute);
+    }
+  }
+  s += "</tbody>\n</table>\n</section>\n";
+  s += "<section id=\"schedules\" aria-labelledby=\"schedules-title\">\n"
+       "<h2 id=\"schedules-title\">Fixed against adaptive</h2>\n";
+  if (r.verdict.best_fixed >= 0 && r.verdict.best_adaptive >= 0) {
+    s += "<p>" + EscapeHtml(r.verdict.text) + "</p>\n";
+  } else {
+    s += "<p>This trial did not put a fixed step beside an adaptive trigger; add both (e.g. "
+         "<code>--sweep</code> and an adaptive <code>--arm-b</code>) to compare them.</p>\n";
+  }
+  s += "</section>\n";
+  return s;
+}
+
+std::string LabRecord(const nlohmann::json& rec, bool schedule) {
   if (!rec.is_object() || rec.empty()) return "";
   auto text = [&](const char* key) {
     return rec.contains(key) && rec[key].is_string() ? EscapeHtml(rec[key].get<std::string>())
@@ -502,8 +596,8 @@ std::string LabRecord(const nlohmann::json& rec) {
   s += "<h2 id=\"lab-title\">Lab record</h2>\n";
   s += "<p class=\"summary\">" + text("summary") + "</p>\n<dl>\n";
   s += "<dt>Question</dt><dd>" + text("question") + "</dd>\n";
-  s += "<dt>What would have proved curation wrong (fixed before training)</dt><dd>" +
-       text("falsifier") + "</dd>\n";
+  s += std::string("<dt>What would have proved ") + (schedule ? "the schedule" : "curation") +
+       " wrong (fixed before training)</dt><dd>" + text("falsifier") + "</dd>\n";
   s += "<dt>Finding</dt><dd>" + text("finding") + "</dd>\n";
   if (rec.contains("does_not_show") && rec["does_not_show"].is_array()) {
     s += "<dt>What this does not show</dt><dd><ul>\n";
@@ -592,7 +686,7 @@ std::string RenderTrialReport(const ReportData& d) {
                        clip_at);
     }
     s += "</figcaption>\n</figure>\n</section>\n";
-    s += NumbersTable(d);
+    s += d.schedule_trial ? ScheduleTables(d) : NumbersTable(d);
   }
   if (!d.facts.empty()) {
     s += "<section aria-labelledby=\"facts-title\"><h2 id=\"facts-title\">Setup</h2>\n"
@@ -602,7 +696,7 @@ std::string RenderTrialReport(const ReportData& d) {
     }
     s += "</tbody></table></section>\n";
   }
-  s += LabRecord(d.lab_record);
+  s += LabRecord(d.lab_record, d.schedule_trial);
   s += fmt::format(
       "<footer>Written by preflight {} ({}){}. Self-contained: no scripts, nothing "
       "fetched.</footer>\n",

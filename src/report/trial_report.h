@@ -5,7 +5,8 @@
 // plain-language summary first.
 //
 // Elements tests and readers can rely on (stable ids): "headline", "curve-plot" (the <svg>),
-// "numbers" (the table), "per-seed" (the per-seed table), "facts", "lab-record".
+// "numbers" (the table), "per-seed" (the per-seed table), "facts", "lab-record", and for
+// schedule trials "schedules" (best fixed step beside the adaptive trigger).
 // Inside the plot: path.mean-curve and path.seed-band carry data-arm="<name>"; line#l-star;
 // line.t-marker with data-arm. Pure function: same data, same bytes.
 
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "trial/metrics.h"
+#include "trial/schedule_metrics.h"
 
 namespace preflight::report {
 
@@ -27,6 +29,11 @@ struct ReportData {
   nlohmann::json lab_record;  // trial::BuildLabRecord; an empty object leaves the section out
   // Context rows shown as given (escaped), e.g. {"model", "tiny (100,096 parameters)"}.
   std::vector<std::pair<std::string, std::string>> facts;
+  // A schedule trial (trial/schedule_metrics.h): `result` is its step-axis view (for the plot),
+  // and the numbers come from here: a table on cumulative FLOPs, core-seconds and wall time, and
+  // section "schedules" with the best fixed step beside the adaptive trigger.
+  bool schedule_trial = false;
+  trial::ScheduleTrialResult schedule;
 };
 
 // The page. Arms' names and every string are HTML-escaped. Any number of arms (>= 2).

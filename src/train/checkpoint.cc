@@ -42,20 +42,31 @@ Status WriteCheckpoint(const std::string& path, const Checkpoint& c) {
   header["train_seconds"] = c.train_seconds;
   header["core_seconds"] = c.core_seconds;
   nlohmann::json curve = nlohmann::json::array();
-  for (const auto& p : c.curve) curve.push_back({p.step, p.eval_bpb});
+  for (const auto& p : c.curve) {
+    curve.push_back({p.step, p.eval_bpb, p.flops, p.train_seconds, p.core_seconds});
+  }
   header["curve"] = curve;
+  header["flops"] = c.flops;
+  header["train_core_seconds"] = c.train_core_seconds;
+  header["schedule_state"] = {{"frozen_at", c.frozen_at},
+                              {"last_check", c.last_check},
+                              {"trigger_seconds", c.trigger_seconds},
+                              {"trigger_core_seconds", c.trigger_core_seconds},
+                              {"trigger_flops", c.trigger_flops}};
+  if (!c.snapshot.empty()) header["snapshot_floats"] = c.snapshot.size();
   const std::string header_text = header.dump();
 
   std::string out;
   out.reserve(24 + header_text.size() + 3 * c.params.size() * sizeof(float) + kDigestChars);
   out.append(kCheckpointMagic, sizeof(kCheckpointMagic));
-  PutU32(out, kCheckpointVersion);
+  PutU32(out, c.snapshot.empty() ? 1 : 2);
   PutU32(out, 0);  // reserved
   PutU64(out, header_text.size());
   out += header_text;
   PutFloats(out, c.params);
   PutFloats(out, c.adam_m);
   PutFloats(out, c.adam_v);
+  PutFloats(out, c.snapshot);
   out += Sha256::Hex(out);
   return WriteFileAtomically(path, out);
 }
@@ -73,9 +84,10 @@ Result<Checkpoint> ReadCheckpoint(const std::string& path) {
     return corrupt("bad magic at offset 0: not a preflight checkpoint");
   }
   const uint32_t version = static_cast<uint32_t>(GetLE(in, 8, 4));
-  if (version != kCheckpointVersion) {
+  if (version != 1 && version != kCheckpointVersion) {
     return corrupt("version " + std::to_string(version) +
-                   " at offset 8; this build reads version " + std::to_string(kCheckpointVersion));
+                   " at offset 8; this build reads versions 1 to " +
+                   std::to_string(kCheckpointVersion));
   }
   const size_t body = in.size() - kDigestChars;
   if (Sha256::Hex(std::string_view(in).substr(0, body)) != in.substr(body)) {
@@ -94,14 +106,36 @@ Result<Checkpoint> ReadCheckpoint(const std::string& path) {
     c.rng = header.at("rng").get<std::array<uint64_t, 4>>();
     c.train_seconds = header.at("train_seconds").get<double>();
     c.core_seconds = header.at("core_seconds").get<double>();
-    for (const auto& p : header.at("curve"))
-      c.curve.push_back({p.at(0).get<int64_t>(), p.at(1).get<double>()});
-    const size_t n = header.at("num_params").get<size_t>();
-    const size_t at = 24 + header_len;
-    if (at + 3 * n * sizeof(float) != body) {
-      return corrupt("expected " + std::to_string(n) + " parameters x 3 arrays after offset " +
-                     std::to_string(at) + ", found " + std::to_string(body - at) + " bytes");
+    for (const auto& p : header.at("curve")) {
+      CheckpointEvalPoint point{p.at(0).get<int64_t>(), p.at(1).get<double>()};
+      if (p.size() >= 5) {
+        point.flops = p.at(2).get<double>();
+        point.train_seconds = p.at(3).get<double>();
+        point.core_seconds = p.at(4).get<double>();
+      }
+      c.curve.push_back(point);
     }
+    c.flops = header.value("flops", -1.0);
+    c.train_core_seconds = header.value("train_core_seconds", -1.0);
+    if (header.contains("schedule_state")) {
+      const auto& st = header.at("schedule_state");
+      c.frozen_at = st.at("frozen_at").get<int64_t>();
+      c.last_check = st.at("last_check").get<int64_t>();
+      c.trigger_seconds = st.at("trigger_seconds").get<double>();
+      c.trigger_core_seconds = st.at("trigger_core_seconds").get<double>();
+      c.trigger_flops = st.at("trigger_flops").get<double>();
+    }
+    const size_t n = header.at("num_params").get<size_t>();
+    const size_t snap = version >= 2 ? header.at("snapshot_floats").get<size_t>() : 0;
+    const size_t at = 24 + header_len;
+    if (at + (3 * n + snap) * sizeof(float) != body) {
+      return corrupt("expected " + std::to_string(n) + " parameters x 3 arrays" +
+                     (snap ? " and a snapshot of " + std::to_string(snap) + " floats" : "") +
+                     " after offset " + std::to_string(at) + ", found " +
+                     std::to_string(body - at) + " bytes");
+    }
+    c.snapshot.resize(snap);
+    std::memcpy(c.snapshot.data(), in.data() + at + 3 * n * sizeof(float), snap * sizeof(float));
     for (std::vector<float>* v : {&c.params, &c.adam_m, &c.adam_v}) {
       v->resize(n);
       const size_t offset = at + (v == &c.params ? 0 : v == &c.adam_m ? 1 : 2) * n * sizeof(float);

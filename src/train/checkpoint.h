@@ -13,11 +13,15 @@
 namespace preflight::train {
 
 inline constexpr char kCheckpointMagic[8] = {'P', 'F', 'T', 'R', 'A', 'I', 'N', '\0'};
-inline constexpr uint32_t kCheckpointVersion = 1;
+// Version 2 adds the adaptive trigger's snapshot array after adam_v; a checkpoint without one is
+// still written as version 1, so plain runs' files keep their layout. Both are read.
+inline constexpr uint32_t kCheckpointVersion = 2;
 
 struct CheckpointEvalPoint {
   int64_t step = 0;
   double eval_bpb = 0;
+  // Cumulative training compute at this eval (absent in older files: -1).
+  double flops = -1, train_seconds = -1, core_seconds = -1;
 };
 
 struct Checkpoint {
@@ -28,6 +32,14 @@ struct Checkpoint {
   double train_seconds = 0;  // wall seconds in training steps, over every invocation
   double core_seconds = 0;   // CPU seconds of the process in Train, ditto
   std::vector<float> params, adam_m, adam_v;  // equal sizes
+  // Cumulative training FLOPs (sum of the actual per-step FLOPs) and CPU seconds of training
+  // steps; -1 when the file predates them.
+  double flops = -1, train_core_seconds = -1;
+  // The schedule's state (schedule.h): the step from which the parts were frozen (-1: not yet),
+  // the adaptive trigger's last check, its measured cost, and its weight snapshot.
+  int64_t frozen_at = -1, last_check = -1;
+  double trigger_seconds = 0, trigger_core_seconds = 0, trigger_flops = 0;
+  std::vector<float> snapshot;
 };
 
 // Writes `checkpoint` to `path` atomically; on error the previous file at `path` is intact.

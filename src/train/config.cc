@@ -78,4 +78,9 @@ double FlopsPerToken(const ModelConfig& c) {
   return 6.0 * n + 12.0 * c.layers * static_cast<double>(c.context) * c.d_model;
 }
 
+nlohmann::json ModelToJson(const std::string& name, const ModelConfig& c) {
+  return {{"name", name},     {"layers", c.layers},   {"d_model", c.d_model},
+          {"heads", c.heads}, {"context", c.context}, {"batch", c.batch}};
+}
+
 }  // namespace preflight::train

@@ -3,6 +3,7 @@
 // follows from the shape (parameter count, FLOPs per token). See doc/train.md.
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,6 +32,10 @@ std::vector<std::string> ModelNames();
 
 // InvalidArgument when a size is not positive, d_model % heads != 0, or vocab is not 257.
 Status ValidateModel(const ModelConfig& config);
+
+// {"name", "layers", "d_model", "heads", "context", "batch"}: how configs and receipts name a
+// model.
+nlohmann::json ModelToJson(const std::string& name, const ModelConfig& config);
 
 // Every parameter, embeddings included.
 int64_t ParamCount(const ModelConfig& config);

@@ -85,6 +85,39 @@ Gpt::Gpt(const ModelConfig& config) : config_(config) {
   }
   inputs_.assign(BT, 0);
   targets_.assign(BT, 0);
+  SetTrainable(Trainable::All(config.layers));
+}
+
+void Gpt::SetTrainable(const Trainable& trainable) {
+  trainable_ = trainable;
+  if (trainable_.attn.empty()) trainable_.attn.assign(config_.layers, 1);
+  if (trainable_.mlp.empty()) trainable_.mlp.assign(config_.layers, 1);
+  plan_ = PlanBackward(config_.layers, trainable_);
+}
+
+bool TensorTrainable(ParamIndex i, int l, const Trainable& t) {
+  switch (i) {
+    case kWte:  // the tied head always learns
+    case kLnfw:
+    case kLnfb:
+      return true;
+    case kWpe:
+      return t.embeddings;
+    case kLn1w:
+    case kLn1b:
+    case kQkvw:
+    case kQkvb:
+    case kAttprojw:
+    case kAttprojb:
+      return t.AttnTrainable(l);
+    default:
+      return t.MlpTrainable(l);
+  }
+}
+
+const float* Gpt::final_hidden() const {
+  return acts_.residual3 + static_cast<size_t>(config_.layers - 1) * config_.batch *
+                               config_.context * config_.d_model;
 }
 
 void Gpt::InitWeights(uint64_t seed) {
@@ -168,16 +201,23 @@ void Gpt::Backward() {
 
   // loss = mean_i losses[i]  =>  dlogits = (softmax - onehot) / BT, in place over logits.
   CrossEntropyBackward(a.logits, targets_.data(), 1.0f / BT, BT, V);
-  // logits = lnf @ wte^T
+  // logits = lnf @ wte^T   (the head always learns)
   MatmulBackward(a.dbtc, grad(kWte), nullptr, a.logits, a.lnf, param(kWte), BT, C, V);
   std::memset(a.dres, 0, sizeof(float) * btc);
   const float* last = a.residual3 + (L - 1) * btc;
-  LayerNormBackward(a.dres, grad(kLnfw), grad(kLnfb), a.dbtc, last, param(kLnfw), a.lnf_mean,
-                    a.lnf_rstd, BT, C);
+  LayerNormBackward(plan_.lnf_dinp ? a.dres : nullptr, grad(kLnfw), grad(kLnfb), a.dbtc, last,
+                    param(kLnfw), a.lnf_mean, a.lnf_rstd, BT, C);
 
-  // Blocks from the top down. dres holds d loss / d (block output) on entry and
-  // d loss / d (block input) on exit. (Freezing the lower blocks will stop this loop early.)
-  for (int l = L - 1; l >= 0; l--) {
+  // Blocks from the top down to plan_.lowest, the lowest block that needs a backward. dres holds
+  // d loss / d (block output) on entry and d loss / d (block input) on exit. A frozen sublayer
+  // passes null weight gradients (the kernels skip that work); below plan_.lowest nothing runs.
+  auto g = [&](ParamIndex i, bool on, size_t offset) -> float* {
+    return on ? grad(i) + offset : nullptr;
+  };
+  for (int l = L - 1; l >= plan_.lowest; l--) {
+    const BlockPlan& p = plan_.blocks[l];
+    const bool mw = p.mlp_weights, aw = p.attn_weights;
+    const size_t lc = static_cast<size_t>(l) * C;
     const float* residual = l == 0 ? a.encoded : a.residual3 + (l - 1) * btc;
     const float* ln1 = a.ln1 + l * btc;
     const float* qkv = a.qkv + l * 3 * btc;
@@ -188,36 +228,36 @@ void Gpt::Backward() {
     const float* fch = a.fch + l * 4 * btc;
     const float* fch_gelu = a.fch_gelu + l * 4 * btc;
 
-    // residual3 = residual2 + fch_gelu @ fcprojw^T + fcprojb: dresidual2 = dres (same buffer)
-    MatmulBackward(a.dfch, grad(kFcprojw) + static_cast<size_t>(l) * 4 * C * C,
-                   grad(kFcprojb) + l * C, a.dres, fch_gelu,
-                   param(kFcprojw) + static_cast<size_t>(l) * 4 * C * C, BT, 4 * C, C);
-    // fch_gelu = gelu(fch)
-    GeluBackward(a.dfch, fch, a.dfch, BT * 4 * C);
-    // fch = ln2 @ fcw^T + fcb
-    MatmulBackward(a.dbtc, grad(kFcw) + static_cast<size_t>(l) * 4 * C * C, grad(kFcb) + l * 4 * C,
-                   a.dfch, ln2, param(kFcw) + static_cast<size_t>(l) * 4 * C * C, BT, C, 4 * C);
-    // ln2 = layernorm(residual2): dresidual2 += ...
-    LayerNormBackward(a.dres, grad(kLn2w) + l * C, grad(kLn2b) + l * C, a.dbtc, residual2,
-                      param(kLn2w) + l * C, a.ln2_mean + static_cast<size_t>(l) * BT,
-                      a.ln2_rstd + static_cast<size_t>(l) * BT, BT, C);
+    if (p.run_mlp) {
+      // residual3 = residual2 + fch_gelu @ fcprojw^T + fcprojb: dresidual2 = dres (same buffer)
+      MatmulBackward(a.dfch, g(kFcprojw, mw, lc * 4 * C), g(kFcprojb, mw, lc), a.dres, fch_gelu,
+                     param(kFcprojw) + lc * 4 * C, BT, 4 * C, C);
+      // fch_gelu = gelu(fch)
+      GeluBackward(a.dfch, fch, a.dfch, BT * 4 * C);
+      // fch = ln2 @ fcw^T + fcb
+      MatmulBackward(a.dbtc, g(kFcw, mw, lc * 4 * C), g(kFcb, mw, lc * 4), a.dfch, ln2,
+                     param(kFcw) + lc * 4 * C, BT, C, 4 * C);
+      // ln2 = layernorm(residual2): dresidual2 += ...
+      LayerNormBackward(p.run_attn ? a.dres : nullptr, g(kLn2w, mw, lc), g(kLn2b, mw, lc), a.dbtc,
+                        residual2, param(kLn2w) + lc, a.ln2_mean + static_cast<size_t>(l) * BT,
+                        a.ln2_rstd + static_cast<size_t>(l) * BT, BT, C);
+    }
+    if (!p.run_attn) continue;  // only reachable for the lowest block
     // residual2 = residual + atty @ attprojw^T + attprojb: dresidual = dres (same buffer)
-    MatmulBackward(a.dbtc, grad(kAttprojw) + static_cast<size_t>(l) * C * C,
-                   grad(kAttprojb) + l * C, a.dres, atty,
-                   param(kAttprojw) + static_cast<size_t>(l) * C * C, BT, C, C);
+    MatmulBackward(a.dbtc, g(kAttprojw, aw, lc * C), g(kAttprojb, aw, lc), a.dres, atty,
+                   param(kAttprojw) + lc * C, BT, C, C);
     // atty = attention(qkv)
     AttentionBackward(a.dqkv, a.dbtc, qkv, att, B, T, C, NH);
     // qkv = ln1 @ qkvw^T + qkvb
-    MatmulBackward(a.dbtc, grad(kQkvw) + static_cast<size_t>(l) * 3 * C * C,
-                   grad(kQkvb) + l * 3 * C, a.dqkv, ln1,
-                   param(kQkvw) + static_cast<size_t>(l) * 3 * C * C, BT, C, 3 * C);
+    MatmulBackward(a.dbtc, g(kQkvw, aw, lc * 3 * C), g(kQkvb, aw, lc * 3), a.dqkv, ln1,
+                   param(kQkvw) + lc * 3 * C, BT, C, 3 * C);
     // ln1 = layernorm(residual): dresidual += ...
-    LayerNormBackward(a.dres, grad(kLn1w) + l * C, grad(kLn1b) + l * C, a.dbtc, residual,
-                      param(kLn1w) + l * C, a.ln1_mean + static_cast<size_t>(l) * BT,
+    LayerNormBackward(p.ln1_dinp ? a.dres : nullptr, g(kLn1w, aw, lc), g(kLn1b, aw, lc), a.dbtc,
+                      residual, param(kLn1w) + lc, a.ln1_mean + static_cast<size_t>(l) * BT,
                       a.ln1_rstd + static_cast<size_t>(l) * BT, BT, C);
   }
   // encoded = wte[inputs] + wpe[t]
-  EncoderBackward(grad(kWte), grad(kWpe), a.dres, inputs_.data(), B, T, C);
+  if (plan_.encoder) EncoderBackward(grad(kWte), grad(kWpe), a.dres, inputs_.data(), B, T, C);
 }
 
 }  // namespace preflight::train

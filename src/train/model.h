@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "train/config.h"
+#include "train/schedule.h"
 
 namespace preflight::train {
 
@@ -43,6 +44,10 @@ struct ParamTensor {
   bool per_layer = false;
 };
 
+// Whether tensor i (its slice of block l, for per-layer tensors; l ignored otherwise) learns
+// under `trainable`. wte (the tied head) and the final LayerNorm always do.
+bool TensorTrainable(ParamIndex i, int l, const Trainable& trainable);
+
 class Gpt {
  public:
   // Allocates everything for `config` (ValidateModel must pass). Parameters start at zero.
@@ -61,8 +66,15 @@ class Gpt {
   // Sets every gradient to zero.
   void ZeroGrad();
   // Accumulates d(mean loss)/d(params) into grads(). Needs the last Forward to have had
-  // targets; consumes logits() (they become d loss / d logits).
+  // targets; consumes logits() (they become d loss / d logits). Frozen parts (SetTrainable)
+  // get no gradient (theirs stay as they were: zero after ZeroGrad), and the backward stops
+  // at the lowest block that needs it (schedule.h, PlanBackward).
   void Backward();
+  // Which parts learn from now on (default: all). `trainable` has one entry per block.
+  void SetTrainable(const Trainable& trainable);
+  const Trainable& trainable() const { return trainable_; }
+  // Whether the tensor's slice of layer l (per-layer tensors) or the tensor (l ignored) learns.
+  bool IsTrainable(ParamIndex i, int l) const { return TensorTrainable(i, l, trainable_); }
 
   const ModelConfig& config() const { return config_; }
   size_t num_params() const { return num_params_; }
@@ -75,6 +87,8 @@ class Gpt {
   float* grad(ParamIndex i) { return grads_.get() + tensors_[i].offset; }
   const float* logits() const { return acts_.logits; }  // (B, T, V)
   const float* losses() const { return acts_.losses; }  // (B, T)
+  // The last block's output of the last Forward, the input of the final LayerNorm. (B, T, C)
+  const float* final_hidden() const;
   // Floats held for activations and backward scratch (for the memory report).
   size_t activation_floats() const { return num_acts_; }
 
@@ -113,6 +127,8 @@ class Gpt {
   Activations acts_{};
   std::vector<int> inputs_, targets_;  // (B, T) of the last Forward
   bool have_targets_ = false;
+  Trainable trainable_;
+  BackwardPlan plan_;
 };
 
 }  // namespace preflight::train

@@ -75,9 +75,27 @@ StepStats TrainStep(Gpt& model, float* adam_m, float* adam_v, const int* inputs,
   model.Backward();
   stats.grad_norm = ClipGradNorm(model.grads(), model.num_params(), grad_clip);
   if (!std::isfinite(stats.grad_norm)) return stats;
-  for (const ParamTensor& p : model.tensors()) {
-    AdamWUpdate(model.params() + p.offset, model.grads() + p.offset, adam_m + p.offset,
-                adam_v + p.offset, p.size, lr, config, t, p.decay);
+  // Frozen parts are not touched at all: no update, no weight decay, moments kept as they were.
+  const int L = model.config().layers;
+  const std::vector<ParamTensor>& tensors = model.tensors();
+  for (int i = 0; i < kNumParamTensors; i++) {
+    const ParamTensor& p = tensors[i];
+    const ParamIndex index = static_cast<ParamIndex>(i);
+    const int slices = p.per_layer ? L : 1;
+    const size_t slice = p.size / static_cast<size_t>(slices);
+    bool all = true;
+    for (int l = 0; l < slices; l++) all = all && model.IsTrainable(index, l);
+    if (all) {
+      AdamWUpdate(model.params() + p.offset, model.grads() + p.offset, adam_m + p.offset,
+                  adam_v + p.offset, p.size, lr, config, t, p.decay);
+      continue;
+    }
+    for (int l = 0; l < slices; l++) {
+      if (!model.IsTrainable(index, l)) continue;
+      const size_t at = p.offset + static_cast<size_t>(l) * slice;
+      AdamWUpdate(model.params() + at, model.grads() + at, adam_m + at, adam_v + at, slice, lr,
+                  config, t, p.decay);
+    }
   }
   return stats;
 }

@@ -40,7 +40,8 @@ struct StepStats {
 };
 // One optimizer step exactly as Train takes it: forward; if the loss is not finite, stop there
 // (nothing changes); else zero the gradients, backward, clip to grad_clip, AdamW on every
-// tensor with its own decay flag. adam_m/adam_v hold num_params floats; t is 1-based.
+// trainable tensor (or per-layer slice) with its own decay flag; frozen ones are untouched.
+// adam_m/adam_v hold num_params floats; t is 1-based.
 StepStats TrainStep(Gpt& model, float* adam_m, float* adam_v, const int* inputs, const int* targets,
                     float lr, int64_t t, const AdamWConfig& config, float grad_clip);
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <nlohmann/json.hpp>
 
 #include "base/clock.h"
@@ -15,6 +16,7 @@
 #include "train/data.h"
 #include "train/model.h"
 #include "train/optimizer.h"
+#include "train/schedule.h"
 
 namespace preflight::train {
 namespace {
@@ -44,6 +46,9 @@ std::string Fingerprint(const TrainOptions& o, const std::string& data_hash,
   j["min_lr_ratio"] = o.min_lr_ratio;
   j["adamw"] = {o.beta1, o.beta2, o.weight_decay};
   j["grad_clip"] = o.grad_clip;
+  // Only a scheduled run carries the key, so plain runs keep their fingerprints (and resume
+  // from checkpoints written before schedules existed).
+  if (!o.schedule.empty()) j["schedule"] = o.schedule;
   j["data_tokens_sha256"] = data_hash;
   j["eval_tokens_sha256"] = eval_hash;
   return j.dump();  // nlohmann sorts keys: canonical
@@ -89,6 +94,42 @@ double Evaluate(Gpt& model, const std::vector<uint16_t>& tokens,
 
 std::string NonFinite(double x) { return std::isnan(x) ? "NaN" : "infinite"; }
 
+// The (offset, size) ranges of the parameters that `frozen` stops, in tensor order: what the
+// adaptive trigger watches.
+std::vector<std::pair<size_t, size_t>> WatchedRanges(const Gpt& model, const Trainable& frozen) {
+  std::vector<std::pair<size_t, size_t>> out;
+  const int L = model.config().layers;
+  for (int i = 0; i < kNumParamTensors; i++) {
+    const ParamTensor& t = model.tensors()[i];
+    const int slices = t.per_layer ? L : 1;
+    const size_t slice = t.size / static_cast<size_t>(slices);
+    for (int l = 0; l < slices; l++) {
+      if (!TensorTrainable(static_cast<ParamIndex>(i), l, frozen)) {
+        out.push_back({t.offset + static_cast<size_t>(l) * slice, slice});
+      }
+    }
+  }
+  return out;
+}
+
+// ||params - snapshot|| / ||snapshot|| over the watched ranges (snapshot holds them packed), in
+// double, in a fixed order; then the snapshot becomes the current parameters.
+double RelativeChangeAndSnapshot(const float* params,
+                                 const std::vector<std::pair<size_t, size_t>>& ranges,
+                                 std::vector<float>& snapshot) {
+  double diff = 0, norm = 0;
+  size_t k = 0;
+  for (const auto& [offset, size] : ranges) {
+    for (size_t i = 0; i < size; i++, k++) {
+      const double d = static_cast<double>(params[offset + i]) - snapshot[k];
+      diff += d * d;
+      norm += static_cast<double>(snapshot[k]) * snapshot[k];
+      snapshot[k] = params[offset + i];
+    }
+  }
+  return norm > 0 ? std::sqrt(diff / norm) : std::sqrt(diff);
+}
+
 }  // namespace
 
 Result<TrainOptions> ResolveOptions(const TrainOptions& options) {
@@ -104,6 +145,8 @@ Result<TrainOptions> ResolveOptions(const TrainOptions& options) {
   if (o.threads < 0) return Status::InvalidArgument("--threads must be >= 0");
   if (o.threads == 0) o.threads = omp_get_num_procs();
   if (o.checkpoint_every < 0) return Status::InvalidArgument("checkpoint_every must be >= 0");
+  PF_ASSIGN_OR_RETURN(Schedule schedule, ParseSchedule(o.schedule, o.model.layers));
+  o.schedule = schedule.ToString();
   return o;
 }
 
@@ -155,6 +198,31 @@ Result<TrainResult> TrainOnDocuments(const TrainOptions& options,
   result.flops_per_step = FlopsPerToken(cfg) * static_cast<double>(result.tokens_per_step);
   result.final_train_loss = std::nanf("");
 
+  // The schedule: what it freezes and when, or when it stops.
+  PF_ASSIGN_OR_RETURN(const Schedule schedule, ParseSchedule(o.schedule, cfg.layers));
+  result.schedule = o.schedule;
+  const bool freezes = schedule.kind == Schedule::Kind::kFreeze;
+  const Trainable frozen_mask = schedule.Frozen(cfg.layers);
+  const double tokens = static_cast<double>(result.tokens_per_step);
+  result.frozen_flops_per_step =
+      freezes ? FlopsPerTokenTrainable(cfg, frozen_mask) * tokens : result.flops_per_step;
+  const int64_t freeze_step = freezes && !schedule.adaptive ? schedule.FreezeStep(o.steps) : -1;
+  const int64_t window = schedule.window > 0 ? schedule.window : o.eval_every;
+  std::vector<std::pair<size_t, size_t>> watched;
+  std::vector<float> snapshot;
+  size_t watched_floats = 0;
+  if (freezes && schedule.adaptive) {
+    watched = WatchedRanges(model, frozen_mask);
+    for (const auto& r : watched) watched_floats += r.second;
+  }
+  int64_t frozen_at = -1, last_check = -1;
+  double flops_done = 0, train_core_seconds = 0;
+  std::unique_ptr<EarlyStop> early;
+  if (schedule.kind == Schedule::Kind::kEarlyStop) {
+    early = std::make_unique<EarlyStop>(schedule.patience, schedule.min_delta);
+  }
+  bool stop_early = false;
+
   const std::string fingerprint = Fingerprint(o, TokensHash(train_tokens), TokensHash(eval_tokens));
   const std::string ckpt_path = o.run_dir.empty() ? "" : JoinPath(o.run_dir, "checkpoint.bin");
   const std::string curve_path = o.run_dir.empty() ? "" : JoinPath(o.run_dir, "curve.jsonl");
@@ -178,9 +246,31 @@ Result<TrainResult> TrainOnDocuments(const TrainOptions& options,
       adam_v = std::move(c.adam_v);
       sampler.rng().set_state(c.rng);
       step = last_saved = c.step;
-      for (const auto& p : c.curve) curve.push_back({p.step, p.eval_bpb});
+      for (const auto& p : c.curve) {
+        curve.push_back({p.step, p.eval_bpb, p.flops, p.train_seconds, p.core_seconds});
+      }
       prior_train_seconds = c.train_seconds;
       prior_core_seconds = c.core_seconds;
+      // A checkpoint from before schedules existed is of a plain run: every step cost the same.
+      flops_done = c.flops >= 0 ? c.flops : static_cast<double>(c.step) * result.flops_per_step;
+      train_core_seconds = std::max(0.0, c.train_core_seconds);
+      frozen_at = c.frozen_at;
+      last_check = c.last_check;
+      result.trigger_seconds = c.trigger_seconds;
+      result.trigger_core_seconds = c.trigger_core_seconds;
+      result.trigger_flops = c.trigger_flops;
+      snapshot = std::move(c.snapshot);
+      if (!watched.empty() && frozen_at < 0 && last_check >= 0 &&
+          snapshot.size() != watched_floats) {
+        return Status::Corruption(ckpt_path +
+                                  ": the adaptive trigger's snapshot is missing or "
+                                  "of the wrong size; delete the run folder to start over");
+      }
+      if (frozen_at >= 0) model.SetTrainable(frozen_mask);
+      // Early stopping's state is a function of the curve: replay it.
+      for (const EvalPoint& p : curve) {
+        if (early && early->Observe(p.eval_bpb)) stop_early = true;
+      }
       result.resumed = true;
       // The curve file may hold a point written after this checkpoint; the checkpoint rules.
       PF_RETURN_IF_ERROR(WriteCurve(curve_path, curve));
@@ -193,12 +283,22 @@ Result<TrainResult> TrainOnDocuments(const TrainOptions& options,
     c.fingerprint = fingerprint;
     c.step = step;
     c.rng = sampler.rng().state();
-    for (const EvalPoint& p : curve) c.curve.push_back({p.step, p.eval_bpb});
+    for (const EvalPoint& p : curve) {
+      c.curve.push_back({p.step, p.eval_bpb, p.flops, p.train_seconds, p.core_seconds});
+    }
     c.train_seconds = prior_train_seconds + result.train_seconds;
     c.core_seconds = prior_core_seconds + meter.core_seconds();
     c.params.assign(model.params(), model.params() + n);
     c.adam_m = adam_m;
     c.adam_v = adam_v;
+    c.flops = flops_done;
+    c.train_core_seconds = train_core_seconds;
+    c.frozen_at = frozen_at;
+    c.last_check = last_check;
+    c.trigger_seconds = result.trigger_seconds;
+    c.trigger_core_seconds = result.trigger_core_seconds;
+    c.trigger_flops = result.trigger_flops;
+    if (frozen_at < 0) c.snapshot = snapshot;  // frozen: the trigger is done, nothing to keep
     PF_RETURN_IF_ERROR(WriteCheckpoint(ckpt_path, c));
     last_saved = step;
     return Status::Ok();
@@ -217,12 +317,40 @@ Result<TrainResult> TrainOnDocuments(const TrainOptions& options,
   const double t0 = WallSeconds();
   result.completed = true;
   while (true) {
+    // The schedule acts before the step it concerns (and before the checkpoint of this step, so
+    // that a resume here sees the same state).
+    if (freezes && frozen_at < 0 && step < o.steps) {
+      if (!schedule.adaptive && step >= freeze_step) {
+        frozen_at = freeze_step;
+        model.SetTrainable(frozen_mask);
+      } else if (schedule.adaptive && step % window == 0 && step != last_check) {
+        CostMeter trigger;
+        if (snapshot.empty()) {
+          snapshot.assign(watched_floats, 0.0f);
+          RelativeChangeAndSnapshot(model.params(), watched, snapshot);  // the first snapshot
+        } else {
+          const double change = RelativeChangeAndSnapshot(model.params(), watched, snapshot);
+          result.trigger_trace.push_back({step, change});
+          if (change < schedule.threshold) {
+            frozen_at = step;
+            model.SetTrainable(frozen_mask);
+            snapshot.clear();
+          }
+        }
+        last_check = step;
+        result.trigger_flops += 5.0 * static_cast<double>(watched_floats);
+        result.trigger_seconds += trigger.wall_seconds();
+        result.trigger_core_seconds += trigger.core_seconds();
+      }
+    }
     const bool eval_due = (step % o.eval_every == 0 || step == o.steps) &&
                           (curve.empty() || curve.back().step != step);
     if (eval_due) {
       const double bpb = Evaluate(model, eval_tokens, windows, inputs, targets);
       if (!std::isfinite(bpb)) return diverged("the eval loss", bpb);
-      curve.push_back({step, bpb});
+      curve.push_back(
+          {step, bpb, flops_done, prior_train_seconds + result.train_seconds, train_core_seconds});
+      if (early && early->Observe(bpb)) stop_early = true;
       if (!curve_path.empty()) PF_RETURN_IF_ERROR(WriteCurve(curve_path, curve));
       if (on_step) {
         StepInfo info;
@@ -239,12 +367,20 @@ Result<TrainResult> TrainOnDocuments(const TrainOptions& options,
       PF_RETURN_IF_ERROR(save());
     }
     if (step >= o.steps) break;
+    if (stop_early) {
+      result.stopped_early = true;
+      break;
+    }
     if (stop_here) {
       result.completed = false;
       break;
     }
 
     const double ts = WallSeconds();
+    const double cs = ProcessCpuSeconds();
+    const double step_flops = model.trainable().AllTrainable()
+                                  ? result.flops_per_step
+                                  : FlopsPerTokenTrainable(cfg, model.trainable()) * tokens;
     const float lr = LearningRate(step, o.steps, o.warmup_steps, o.lr, o.min_lr_ratio);
     sampler.Next(B, inputs.data(), targets.data());
     const StepStats stats = TrainStep(model, adam_m.data(), adam_v.data(), inputs.data(),
@@ -253,7 +389,9 @@ Result<TrainResult> TrainOnDocuments(const TrainOptions& options,
     if (!std::isfinite(loss)) return diverged("the training loss", loss);
     if (!std::isfinite(stats.grad_norm)) return diverged("the gradient norm", stats.grad_norm);
     step++;
+    flops_done += step_flops;
     result.train_seconds += WallSeconds() - ts;
+    train_core_seconds += ProcessCpuSeconds() - cs;
     result.final_train_loss = loss;
     if (on_step) {
       StepInfo info;
@@ -277,6 +415,13 @@ Result<TrainResult> TrainOnDocuments(const TrainOptions& options,
           ? static_cast<double>(step) * result.tokens_per_step / result.train_seconds
           : 0.0;
   result.final_eval_bpb = curve.empty() ? std::nan("") : curve.back().eval_bpb;
+  result.flops = flops_done;
+  result.train_core_seconds = train_core_seconds;
+  result.frozen_at = frozen_at;
+  if (watched_floats > 0) {
+    result.trigger_checks =
+        std::llround(result.trigger_flops / (5.0 * static_cast<double>(watched_floats)));
+  }
   return result;
 }
 

@@ -23,13 +23,17 @@
 //   window, an empty eval set, a bad model shape, a loss that became NaN or infinite: the
 //   message names the step), Corruption for a damaged checkpoint, IOError for the disk.
 //
-// Freezing (issue 8) is meant to enter as per-tensor "trainable" flags and a lowest trainable
-// block: Gpt::Backward's block loop stops there and frozen tensors pass null gradients to the
-// kernels (kernels.h already skips work for null gradient pointers).
+// - Schedules (options.schedule, syntax in schedule.h and doc/schedules.md): a freeze makes
+//   the chosen parts stop learning from a fixed step or when the adaptive trigger fires; their
+//   parameters and AdamW moments stay bit-identical from then on, and the backward skips their
+//   work, so each step's FLOPs drop (FlopsPerTokenTrainable). Early stopping ends the run once
+//   the eval loss has not improved for `patience` evals (completed = true, steps < options.steps).
+//   The schedule is part of the fingerprint; its state is in the checkpoint, so resume holds.
 
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/status.h"
@@ -55,11 +59,15 @@ struct TrainOptions {
   // For tests and interrupted trials: after this many steps, write a checkpoint and return as if
   // killed there (completed = false). -1 = never.
   int64_t stop_after_step = -1;
+  std::string schedule;  // "" = plain training; else schedule.h's syntax
 };
 
 struct EvalPoint {
   int64_t step = 0;     // optimizer steps taken before this eval
   double eval_bpb = 0;  // mean loss over the eval windows, in bits per token (= per byte)
+  // Cumulative training compute before this eval: FLOPs (the sum of each step's actual FLOPs),
+  // wall seconds and CPU seconds of the training steps (evals and the trigger excluded).
+  double flops = 0, train_seconds = 0, core_seconds = 0;
 };
 
 // What on_step receives after every training step and after every eval.
@@ -85,6 +93,20 @@ struct TrainResult {
   float final_train_loss = 0;    // NaN when no step ran in this call
   bool resumed = false;          // started from a checkpoint
   bool completed = false;        // false only after stop_after_step
+  // Schedules. flops_per_step above is a full step's; these say what was actually spent.
+  std::string schedule;              // canonical ("" = plain)
+  double flops = 0;                  // training FLOPs of the run: the sum of every step's FLOPs
+  double frozen_flops_per_step = 0;  // one step's FLOPs with the schedule's parts frozen
+  int64_t frozen_at = -1;            // the parts are frozen for steps >= this; -1 = never
+  bool stopped_early = false;        // early stopping ended the run before options.steps
+  double train_core_seconds = 0;     // CPU seconds of the training steps, all calls
+  // The adaptive trigger's own cost (0 for other schedules): measured wall and CPU seconds,
+  // and FLOPs (5 per watched parameter per check: difference, squares, sums).
+  double trigger_seconds = 0, trigger_core_seconds = 0, trigger_flops = 0;
+  int64_t trigger_checks = 0;
+  // The trigger's measurements in this invocation (not kept across a resume): at each check
+  // after the first, the step and the watched parts' relative weight change over the window.
+  std::vector<std::pair<int64_t, double>> trigger_trace;
 };
 
 // Resolves the automatic options (eval_every, warmup_steps, threads) and checks them.

@@ -1,6 +1,9 @@
 #include "trial/runner.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 
 #include "base/clock.h"
@@ -8,6 +11,7 @@
 #include "base/sha256.h"
 #include "corpus/scanner.h"
 #include "select/selector.h"
+#include "train/schedule.h"
 #include "train/trainer.h"
 
 namespace preflight::trial {
@@ -22,7 +26,39 @@ std::string RunDir(const TrialConfig& c, const std::string& arm, int seed) {
   return JoinPath(c.out_dir, "runs/" + arm + "-s" + std::to_string(seed));
 }
 
+bool IsScheduleTrial(const TrialConfig& c) { return !c.schedules.empty(); }
+
+// A schedule trial's arms all train on one data file, made once under this name.
+constexpr char kScheduleDataArm[] = "data";
+
+std::string ScheduleDataKind(const TrialConfig& c) {
+  if (c.schedule_data == "curated") return c.selector;
+  return c.schedule_data;  // "random" or "pool"
+}
+
+// A file-name-safe arm name for a schedule: "freeze:blocks=0-1@0.7" -> "freeze-blocks-0-1-at-0.7".
+std::string ScheduleArmName(const std::string& schedule) {
+  std::string out;
+  for (char ch : schedule) {
+    if (ch == '@') {
+      out += "-at-";
+    } else if (std::isalnum(static_cast<unsigned char>(ch)) || ch == '.' || ch == '_') {
+      out += ch;
+    } else if (out.empty() || out.back() != '-') {
+      out += '-';
+    }
+  }
+  return out;
+}
+
 std::vector<ArmSpec> ArmSpecs(const TrialConfig& c) {
+  if (IsScheduleTrial(c)) {
+    std::vector<ArmSpec> arms = {{"baseline", ScheduleDataKind(c), ""}};
+    for (const std::string& s : c.schedules) {
+      arms.push_back({ScheduleArmName(s), ScheduleDataKind(c), s});
+    }
+    return arms;
+  }
   std::vector<ArmSpec> arms = {{"random", "random", ""}, {"curated", c.selector, ""}};
   if (c.baseline == "first") arms.push_back({"first", "first", ""});
   return arms;
@@ -33,7 +69,37 @@ Status Validate(const TrialConfig& c) {
   if (c.target_select.empty()) return Status::InvalidArgument("--target-select is required");
   if (c.target_eval.empty()) return Status::InvalidArgument("--target-eval is required");
   if (c.out_dir.empty()) return Status::InvalidArgument("--out is required");
-  if (c.selector == "random") {
+  if (IsScheduleTrial(c)) {
+    if (c.schedule_data != "random" && c.schedule_data != "curated" && c.schedule_data != "pool") {
+      return Status::InvalidArgument("--data must be random, curated or pool, not '" +
+                                     c.schedule_data + "'");
+    }
+    if (c.schedule_data == "pool" && c.pool.size() != 1) {
+      return Status::InvalidArgument(
+          "--data pool trains on the pool file as it is: give one "
+          "--pool file (or use --data random)");
+    }
+    if (c.schedule_data == "curated" && (c.selector == "random" || c.selector == "first")) {
+      return Status::InvalidArgument("--data curated needs a selector (dsir or classifier)");
+    }
+    if (!c.baseline.empty()) {
+      return Status::InvalidArgument("--baseline first is for data trials, not schedule trials");
+    }
+    std::vector<std::string> names;
+    for (const std::string& spec : c.schedules) {
+      PF_ASSIGN_OR_RETURN(train::Schedule s, train::ParseSchedule(spec, c.model.layers));
+      if (s.empty()) return Status::InvalidArgument("a schedule arm needs a schedule, not 'none'");
+      if (s.ToString() != spec) {
+        return Status::InvalidArgument("schedule '" + spec + "' is not in canonical form; write '" +
+                                       s.ToString() + "'");
+      }
+      const std::string name = ScheduleArmName(spec);
+      if (std::find(names.begin(), names.end(), name) != names.end()) {
+        return Status::InvalidArgument("schedule '" + spec + "' is given twice");
+      }
+      names.push_back(name);
+    }
+  } else if (c.selector == "random") {
     return Status::InvalidArgument(
         "--selector random would compare random data with itself; choose dsir, "
         "classifier or first");
@@ -123,12 +189,15 @@ nlohmann::json CurveToJson(const std::vector<train::EvalPoint>& curve) {
   return out;
 }
 
-train::TrainOptions RunOptions(const TrialConfig& c, const std::string& arm, int seed) {
+train::TrainOptions RunOptions(const TrialConfig& c, const ArmSpec& arm, int seed) {
   train::TrainOptions t;
   t.model = c.model;
-  t.data_path = ArmFile(c, arm);
+  t.data_path = !IsScheduleTrial(c)         ? ArmFile(c, arm.name)
+                : c.schedule_data == "pool" ? c.pool[0]
+                                            : ArmFile(c, kScheduleDataArm);
+  t.schedule = arm.schedule;
   t.eval_path = c.target_eval;
-  t.run_dir = RunDir(c, arm, seed);
+  t.run_dir = RunDir(c, arm.name, seed);
   t.steps = c.steps;
   t.seed = static_cast<uint64_t>(seed);
   t.eval_every = c.eval_every;
@@ -145,7 +214,27 @@ Status MakeArms(const TrialConfig& c, const std::vector<ArmSpec>& specs, int tot
   PF_RETURN_IF_ERROR(MakeDirectories(JoinPath(c.out_dir, "runs")));
   PF_RETURN_IF_ERROR(manifest.Load(c.ToJson()));
   nlohmann::json& m = manifest.doc();
-  for (const ArmSpec& spec : specs) {
+  std::vector<ArmSpec> to_make = specs;
+  if (IsScheduleTrial(c)) {
+    to_make = {{kScheduleDataArm, ScheduleDataKind(c), ""}};
+    if (c.schedule_data == "pool") {
+      if (m["arms"].contains(kScheduleDataArm)) return Status::Ok();
+      PF_ASSIGN_OR_RETURN(nlohmann::json pool, DescribeInput(c.pool[0], "pool"));
+      m["arms"][kScheduleDataArm] = {
+          {"done", true},
+          {"data_kind", "pool"},
+          {"kept_docs", pool["docs"]},
+          {"kept_bytes", pool["bytes"]},
+          {"budget_bytes", pool["bytes"]},
+          {"pool_docs", pool["docs"]},
+          {"pool_bytes", pool["bytes"]},
+          {"selection_core_seconds", 0.0},
+          {"output_sha256", pool["sha256"]},
+          {"inputs", {{"pool", {pool}}, {"target", nlohmann::json::array()}}}};
+      return manifest.Save();
+    }
+  }
+  for (const ArmSpec& spec : to_make) {
     if (m["arms"].contains(spec.name) && m["arms"][spec.name].value("done", false) &&
         PathExists(ArmFile(c, spec.name))) {
       continue;
@@ -179,28 +268,28 @@ Status MakeArms(const TrialConfig& c, const std::vector<ArmSpec>& specs, int tot
 }  // namespace
 
 nlohmann::json TrialConfig::ToJson() const {
-  return {{"pool", pool},
-          {"target_select", target_select},
-          {"target_eval", target_eval},
-          {"target_name", target_name},
-          {"selector", selector},
-          {"keep", keep},
-          {"selection_seed", selection_seed},
-          {"baseline", baseline},
-          {"seeds", seeds},
-          {"model",
-           {{"name", model_name},
-            {"layers", model.layers},
-            {"d_model", model.d_model},
-            {"heads", model.heads},
-            {"context", model.context},
-            {"batch", model.batch}}},
-          {"steps", steps},
-          {"eval_every", eval_every},
-          {"eval_max_windows", eval_max_windows},
-          {"lr", lr},
-          {"threads", threads},
-          {"forecast", forecast_hash}};
+  nlohmann::json j = {{"pool", pool},
+                      {"target_select", target_select},
+                      {"target_eval", target_eval},
+                      {"target_name", target_name},
+                      {"selector", selector},
+                      {"keep", keep},
+                      {"selection_seed", selection_seed},
+                      {"baseline", baseline},
+                      {"seeds", seeds},
+                      {"model", train::ModelToJson(model_name, model)},
+                      {"steps", steps},
+                      {"eval_every", eval_every},
+                      {"eval_max_windows", eval_max_windows},
+                      {"lr", lr},
+                      {"threads", threads},
+                      {"forecast", forecast_hash}};
+  // Schedule trials add their keys; data trials' fingerprints stay as they were.
+  if (!schedules.empty()) {
+    j["schedules"] = schedules;
+    j["schedule_data"] = schedule_data;
+  }
+  return j;
 }
 
 Result<double> EstimateTrialSeconds(const TrialConfig& c) {
@@ -224,9 +313,137 @@ Result<double> EstimateTrialSeconds(const TrialConfig& c) {
   });
   PF_RETURN_IF_ERROR(r.status());
   double per_step = (WallSeconds() - (first_step_done > 0 ? first_step_done : start)) / 3.0;
-  const int arms = c.baseline == "first" ? 3 : 2;
+  const int arms = static_cast<int>(ArmSpecs(c).size());
   // Evals cost about a forward pass per eval window; selections a few seconds each.
   return per_step * static_cast<double>(c.steps) * arms * c.seeds * 1.15 + 5.0 * arms;
+}
+
+// The schedule trial's numbers, lab record and receipt parts, from the finished runs.
+static Result<TrialOutcome> FinishScheduleTrial(const TrialConfig& c,
+                                                const std::vector<ArmSpec>& specs,
+                                                Manifest& manifest, TrialOutcome outcome) {
+  nlohmann::json& m = manifest.doc();
+  std::vector<ScheduleRunCompute> compute;
+  ScheduleTrialInputs in;
+  double run_core_seconds = 0, flops = 0;
+  for (size_t a = 0; a < specs.size(); ++a) {
+    ScheduleArm arm;
+    Arm view;
+    arm.spec = view.spec = specs[a];
+    for (int seed = 1; seed <= c.seeds; ++seed) {
+      const std::string key = specs[a].name + "-s" + std::to_string(seed);
+      const nlohmann::json& run = m["runs"][key];
+      if (!run.contains("curve_compute")) {
+        return Status::InvalidArgument(JoinPath(c.out_dir, "trial.json") + ": run " + key +
+                                       " has no compute columns; use a new --out folder");
+      }
+      ScheduleRun r;
+      r.seed = static_cast<uint64_t>(seed);
+      r.curve = CurveFromJson(run["curve"]);
+      for (const auto& p : run["curve_compute"]) {
+        r.flops.push_back(p["flops"].get<double>());
+        r.core_seconds.push_back(p["core_seconds"].get<double>());
+        r.train_seconds.push_back(p["train_seconds"].get<double>());
+      }
+      r.steps = run["steps"].get<int64_t>();
+      r.frozen_at = run["frozen_at"].get<int64_t>();
+      r.stopped_early = run["stopped_early"].get<bool>();
+      r.trigger_flops = run["trigger"]["flops"].get<double>();
+      r.trigger_core_seconds = run["trigger"]["core_seconds"].get<double>();
+      r.trigger_seconds = run["trigger"]["seconds"].get<double>();
+      compute.push_back({specs[a].name + "/seed-" + std::to_string(seed), a == 0,
+                         run["flops_per_step"].get<double>(), run["tokens_per_step"].get<int64_t>(),
+                         r.steps, run["flops"].get<double>()});
+      run_core_seconds += run["core_seconds"].get<double>();
+      flops += run["flops"].get<double>();
+      view.seeds.push_back(r.seed);
+      view.curves.push_back(r.curve);
+      arm.runs.push_back(std::move(r));
+    }
+    in.arms.push_back(std::move(arm));
+    outcome.arms.push_back(std::move(view));
+  }
+  in.baseline = 0;
+  in.budget_steps = c.steps;
+  PF_RETURN_IF_ERROR(CheckScheduleCompute(compute, c.steps));
+  PF_ASSIGN_OR_RETURN(ScheduleTrialResult result, ComputeScheduleTrial(in));
+
+  const nlohmann::json& data = m["arms"][kScheduleDataArm];
+  const double mb = data["kept_bytes"].get<double>() / 1e6;
+  ScheduleQuestion q;
+  q.target = c.target_name.empty() ? c.target_eval : c.target_name;
+  q.data = c.schedule_data == "pool"
+               ? fmt::format("the whole pool ({:.1f} MB)", mb)
+               : fmt::format(
+                     "{} {:g}% of the pool ({:.1f} MB)",
+                     c.schedule_data == "random" ? "a random" : "the " + c.selector + "-selected",
+                     c.keep * 100, mb);
+  q.model = c.model_name;
+  q.model_params = train::ParamCount(c.model);
+  q.steps = c.steps;
+  q.seeds = c.seeds;
+  PF_ASSIGN_OR_RETURN(nlohmann::json eval_input, DescribeInput(c.target_eval, "target_eval"));
+  q.eval_bytes = eval_input["bytes"].get<int64_t>();
+  outcome.lab_record = BuildScheduleLabRecord(q, result);
+
+  nlohmann::json res = ScheduleTrialResultToJson(result);
+  res["lab_record"] = outcome.lab_record;
+  res["arm_data"] = {{kScheduleDataArm,
+                      {{"data_kind", data["data_kind"]},
+                       {"kept_docs", data["kept_docs"]},
+                       {"kept_bytes", data["kept_bytes"]},
+                       {"output_sha256", data["output_sha256"]},
+                       {"selection_core_seconds", data["selection_core_seconds"]}}}};
+  nlohmann::json runs_json = nlohmann::json::array();
+  for (const auto& rc : compute) {
+    runs_json.push_back({{"run", rc.run},
+                         {"flops_per_step", rc.flops_per_step},
+                         {"steps", rc.steps},
+                         {"tokens_per_step", rc.tokens_per_step},
+                         {"flops", rc.flops}});
+  }
+  res["compute"] = {{"matched", true},
+                    {"rule", "same model, data and step budget; a schedule may spend less"},
+                    {"runs", runs_json},
+                    {"flops_per_step", compute.front().flops_per_step}};
+  res["model"] = train::ModelToJson(c.model_name, c.model);
+  res["model"]["params"] = q.model_params;
+  outcome.result = res;
+  outcome.core_seconds = run_core_seconds + data["selection_core_seconds"].get<double>();
+  outcome.flops = flops;
+
+  nlohmann::json inputs = nlohmann::json::array();
+  for (const char* role : {"pool", "target"}) {
+    if (!data.contains("inputs") || !data["inputs"].contains(role)) continue;
+    for (const auto& p : data["inputs"][role]) {
+      inputs.push_back({{"role", std::string(role) == "pool" ? "pool" : "target_select"},
+                        {"path", p["path"]},
+                        {"sha256", p["sha256"]},
+                        {"docs", p["docs"]},
+                        {"bytes", p["bytes"]}});
+    }
+  }
+  inputs.push_back(eval_input);
+  outcome.inputs = inputs;
+
+  outcome.schedule_trial = true;
+  outcome.trial = ScheduleTrialAsTrialResult(result);
+  outcome.schedule = std::move(result);
+  outcome.facts = {{"model", c.model_name + " (" + std::to_string(q.model_params) +
+                                 " parameters, " + std::to_string(c.model.layers) +
+                                 " layers, d_model " + std::to_string(c.model.d_model) +
+                                 ", context " + std::to_string(c.model.context) + ", batch " +
+                                 std::to_string(c.model.batch) + ")"},
+                   {"budget", std::to_string(c.steps) + " steps x " + std::to_string(c.seeds) +
+                                  " seeds per arm (paired)"},
+                   {"data (both arms)", q.data},
+                   {"target (eval, held out)", c.target_eval}};
+  outcome.title = "schedules on " + q.target;
+  outcome.report_path = JoinPath(c.out_dir, "report.html");
+  PF_RETURN_IF_ERROR(WriteFileAtomically(JoinPath(c.out_dir, "result.json"), res.dump(2) + "\n"));
+  m["done"] = true;
+  PF_RETURN_IF_ERROR(manifest.Save());
+  return outcome;
 }
 
 Result<TrialOutcome> RunTrial(const TrialConfig& c,
@@ -258,21 +475,30 @@ Result<TrialOutcome> RunTrial(const TrialConfig& c,
   };
   std::vector<Task> tasks;
   int run_number = 0;
-  for (const ArmSpec& spec : specs) {
+  auto add_task = [&](const ArmSpec& spec, int seed) {
+    ++run_number;
+    std::string key = spec.name + "-s" + std::to_string(seed);
+    if (m["runs"].contains(key) && m["runs"][key].value("done", false)) {
+      ++outcome.reused_runs;
+      return;
+    }
+    tasks.push_back({&spec, seed, run_number, key});
+  };
+  if (IsScheduleTrial(c)) {
+    // Seed by seed, every arm in turn: the arms' measured times then share the machine's load
+    // (a schedule trial compares wall time, not only FLOPs).
     for (int seed = 1; seed <= c.seeds; ++seed) {
-      ++run_number;
-      std::string key = spec.name + "-s" + std::to_string(seed);
-      if (m["runs"].contains(key) && m["runs"][key].value("done", false)) {
-        ++outcome.reused_runs;
-        continue;
-      }
-      tasks.push_back({&spec, seed, run_number, key});
+      for (const ArmSpec& spec : specs) add_task(spec, seed);
+    }
+  } else {
+    for (const ArmSpec& spec : specs) {
+      for (int seed = 1; seed <= c.seeds; ++seed) add_task(spec, seed);
     }
   }
   auto train_task = [&](int i) -> Result<std::string> {
     const Task& t = tasks[static_cast<size_t>(i)];
     std::string stage = "train " + t.spec->name + " seed " + std::to_string(t.seed);
-    auto r = train::Train(RunOptions(c, t.spec->name, t.seed), [&](const train::StepInfo& s) {
+    auto r = train::Train(RunOptions(c, *t.spec, t.seed), [&](const train::StepInfo& s) {
       if (progress && std::isnan(s.eval_bpb)) {
         progress({stage, s.step, s.steps, t.number, total_runs, s.loss, s.tokens_per_second});
       }
@@ -289,6 +515,25 @@ Result<TrialOutcome> RunTrial(const TrialConfig& c,
                           {"core_seconds", r->core_seconds},
                           {"train_seconds", r->train_seconds},
                           {"tokens_per_second", r->tokens_per_second}};
+    if (IsScheduleTrial(c)) {
+      nlohmann::json compute = nlohmann::json::array();
+      for (const auto& p : r->curve) {
+        compute.push_back({{"flops", p.flops},
+                           {"train_seconds", p.train_seconds},
+                           {"core_seconds", p.core_seconds}});
+      }
+      run["curve_compute"] = compute;
+      run["schedule"] = r->schedule;
+      run["flops"] = r->flops;
+      run["frozen_flops_per_step"] = r->frozen_flops_per_step;
+      run["frozen_at"] = r->frozen_at;
+      run["stopped_early"] = r->stopped_early;
+      run["train_core_seconds"] = r->train_core_seconds;
+      run["trigger"] = {{"flops", r->trigger_flops},
+                        {"core_seconds", r->trigger_core_seconds},
+                        {"seconds", r->trigger_seconds},
+                        {"checks", r->trigger_checks}};
+    }
     return run.dump();
   };
   auto record = [&](int i, const std::string& run) -> Status {
@@ -300,6 +545,7 @@ Result<TrialOutcome> RunTrial(const TrialConfig& c,
     outcome.leader = false;
     return outcome;
   }
+  if (IsScheduleTrial(c)) return FinishScheduleTrial(c, specs, manifest, std::move(outcome));
 
   // 3. Compute matching, checked before any saving is computed.
   std::vector<RunCompute> compute;
@@ -393,10 +639,8 @@ Result<TrialOutcome> RunTrial(const TrialConfig& c,
                     {"runs", runs_json},
                     {"core_seconds_per_step", in.core_seconds_per_step},
                     {"flops_per_step", in.flops_per_step}};
-  res["model"] = {{"name", c.model_name},     {"params", q.model_params},
-                  {"layers", c.model.layers}, {"d_model", c.model.d_model},
-                  {"heads", c.model.heads},   {"context", c.model.context},
-                  {"batch", c.model.batch}};
+  res["model"] = train::ModelToJson(c.model_name, c.model);
+  res["model"]["params"] = q.model_params;
   outcome.result = res;
 
   // Inputs for the receipt: the pool files, T_sel and T_eval.

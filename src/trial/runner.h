@@ -28,6 +28,7 @@
 #include "base/status.h"
 #include "train/config.h"
 #include "trial/metrics.h"
+#include "trial/schedule_metrics.h"
 
 namespace preflight::trial {
 
@@ -55,6 +56,13 @@ struct TrialConfig {
   // arm when the forecast is what chose it. Empty when no forecast was made.
   std::string forecast_hash;
   double forecast_core_seconds = 0;
+  // A schedule trial (doc/schedules.md) when not empty: a plain baseline arm against one arm per
+  // schedule (canonical spelling, train/schedule.h), all trained on the same data, chosen by
+  // schedule_data: "random" (a random `keep` of the pool), "curated" (the selector's) or "pool"
+  // (the single pool file as it is). No data arm is compared; the selector is used only for
+  // "curated".
+  std::vector<std::string> schedules;
+  std::string schedule_data = "random";
 
   nlohmann::json ToJson() const;  // Everything that defines the trial (the fingerprint).
 };
@@ -105,6 +113,10 @@ struct TrialOutcome {
   std::vector<Arm> arms;
   TrialResult trial;
   std::vector<std::pair<std::string, std::string>> facts;
+  // Schedule trials only (config.schedules not empty): the full result; `trial` above is its
+  // step-axis view for the report.
+  bool schedule_trial = false;
+  ScheduleTrialResult schedule;
 };
 
 // Estimated wall seconds of the whole trial from a short timing of this model on this machine.

@@ -101,5 +101,54 @@ TEST(RenderTrialReport, NeverCaughtUpHeadline) {
   EXPECT_EQ(Count(html, "class=\"t-marker\""), 1u);  // t_R only
 }
 
+// A schedule trial's page: the FLOPs-axis table, the fixed-against-adaptive section and the
+// schedule wording of the headline and the lab record.
+TEST(RenderTrialReport, ScheduleTrialHasTheScheduleSections) {
+  auto run = [](uint64_t seed, std::vector<double> bpb, double frozen_cost, int64_t frozen_at) {
+    trial::ScheduleRun r;
+    r.seed = seed;
+    double flops = 0;
+    for (size_t i = 0; i < bpb.size(); ++i) {
+      const int64_t step = static_cast<int64_t>(i) * 10;
+      r.curve.steps.push_back(step);
+      r.curve.bpb.push_back(bpb[i]);
+      r.flops.push_back(flops);
+      r.core_seconds.push_back(flops / 1000);
+      r.train_seconds.push_back(flops / 2000);
+      for (int s = 0; s < 10; ++s) {
+        flops += frozen_at >= 0 && step + s >= frozen_at ? frozen_cost : 100;
+      }
+    }
+    r.steps = 40;
+    r.frozen_at = frozen_at;
+    return r;
+  };
+  trial::ScheduleTrialInputs in;
+  in.budget_steps = 40;
+  in.bootstrap.resamples = 50;
+  in.arms = {{{"baseline", "random", ""}, {run(1, {5, 4, 3, 2.5, 2.2}, 100, -1)}},
+             {{"fixed", "random", "freeze:blocks=0@0.5"}, {run(1, {5, 4, 3, 2.5, 2.2}, 60, 20)}},
+             {{"adaptive", "random", "freeze:blocks=0@adaptive:threshold=0.01"},
+              {run(1, {5, 4, 3, 2.6, 2.3}, 60, 20)}}};
+  auto r = trial::ComputeScheduleTrial(in);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ReportData data;
+  data.title = "schedules on <cj>";
+  data.result = trial::ScheduleTrialAsTrialResult(*r);
+  data.schedule_trial = true;
+  data.schedule = *r;
+  data.lab_record = trial::BuildScheduleLabRecord({"cj", "data", "tiny", 10, 40, 1, 5}, *r);
+  const std::string html = RenderTrialReport(data);
+  for (const char* id : {"id=\"headline\"", "id=\"curve-plot\"", "id=\"numbers\"",
+                         "id=\"per-seed\"", "id=\"schedules\"", "id=\"lab-record\""}) {
+    EXPECT_EQ(Count(html, id), 1u) << id;
+  }
+  EXPECT_NE(html.find("Training FLOPs saved to L*"), std::string::npos);
+  EXPECT_NE(html.find("The fixed step won"), std::string::npos);
+  EXPECT_NE(html.find("proved the schedule wrong"), std::string::npos);
+  EXPECT_NE(html.find("schedules on &lt;cj&gt;"), std::string::npos);
+  EXPECT_EQ(Count(html, "class=\"mean-curve\""), 3u);
+}
+
 }  // namespace
 }  // namespace preflight::report
