@@ -65,7 +65,14 @@ endif()
 
 find_package(GTest QUIET)
 find_package(benchmark QUIET)
-find_package(MPI QUIET COMPONENTS CXX)
+find_package(MPI QUIET COMPONENTS CXX)  # libopenmpi-dev + openmpi-bin: mpirun support (src/dist)
+# MPI support is built into the same binary when OpenMPI is found; without mpirun the binary
+# behaves as without it (src/dist/mpi.h). -DPREFLIGHT_MPI=OFF leaves it out.
+option(PREFLIGHT_MPI "Build MPI (mpirun) support into preflight (src/dist)" ${MPI_CXX_FOUND})
+if(PREFLIGHT_MPI AND NOT MPI_CXX_FOUND)
+  message(FATAL_ERROR "PREFLIGHT_MPI is ON but MPI was not found: apt-get install libopenmpi-dev "
+                      "openmpi-bin (or -DPREFLIGHT_MPI=OFF)")
+endif()
 find_program(CHROMIUM_EXECUTABLE NAMES chromium chromium-browser)
 find_package(Python3 QUIET COMPONENTS Interpreter)
 
@@ -76,7 +83,12 @@ preflight_report("BLIS" PREFLIGHT_HAVE_BLIS "(${BLIS_LIBRARY})")
 preflight_report("OpenBLAS" PREFLIGHT_HAVE_OPENBLAS "(${OPENBLAS_LIBRARY})")
 preflight_report("GoogleTest" GTest_FOUND "(tests)")
 preflight_report("Google Benchmark" benchmark_FOUND "(bench/)")
-preflight_report("OpenMPI" MPI_CXX_FOUND "(mpirun support)")
+preflight_report("OpenMPI" MPI_CXX_FOUND "(${MPI_CXX_COMPILER})")
+if(PREFLIGHT_MPI)
+  message(STATUS "preflight: MPI support: ON (PREFLIGHT_MPI; mpirun: ${MPIEXEC_EXECUTABLE})")
+else()
+  message(STATUS "preflight: MPI support: OFF (PREFLIGHT_MPI)")
+endif()
 preflight_report("Chromium" CHROMIUM_EXECUTABLE "(report rendering test)")
 preflight_report("Python3" Python3_FOUND "(bench peers)")
 

@@ -1,6 +1,7 @@
 // preflight: decide a language model's training data before the compute is spent.
 // The binary is a thin dispatcher; each subcommand lives in src/cli/<name>_command.cc.
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -10,6 +11,9 @@
 
 #include "base/version.h"
 #include "cli/commands.h"
+#ifdef PREFLIGHT_HAVE_DIST
+#include "dist/dist.h"
+#endif
 
 namespace {
 
@@ -57,10 +61,61 @@ void ReexecWithPassiveWait(char** argv) {
   execv("/proc/self/exe", argv);  // Returns only on failure: then go on with the default policy.
 }
 
+// The commands that share their work between MPI ranks (doc/mpi.md); under more than one rank
+// any other would run once per rank over the same files, so it is refused. demo belongs here once
+// it leaves its selections, receipts and printing to rank 0.
+bool SharesWorkOverRanks(const char* command) {
+  for (const char* name : {"select", "trial", "battery"}) {
+    if (std::strcmp(command, name) == 0) return true;
+  }
+  return false;
+}
+
+// Under mpirun: MPI starts after the re-exec (the process MPI knows is the final one), and only
+// rank 0 prints on stdout; the other ranks' stdout goes to /dev/null (their errors still reach
+// stderr). Without mpirun, nothing changes.
+int Dispatch(int argc, char** argv);
+
 }  // namespace
 
 int main(int argc, char** argv) {
   ReexecWithPassiveWait(argv);
+#ifdef PREFLIGHT_HAVE_DIST
+  if (!preflight::dist::Init(&argc, &argv)) {
+    std::fprintf(stderr, "preflight: error: MPI would not start under mpirun\n");
+    return 1;
+  }
+  if (preflight::dist::Rank() != 0) {
+    std::fflush(stdout);
+    int null = ::open("/dev/null", O_WRONLY);
+    if (null >= 0) {
+      ::dup2(null, STDOUT_FILENO);
+      ::close(null);
+    }
+  }
+  int code = 0;
+  if (preflight::dist::Size() > 1 && argc >= 2 && !SharesWorkOverRanks(argv[1])) {
+    if (preflight::dist::Rank() == 0) {
+      std::fprintf(stderr,
+                   "preflight %s: error: this command does not run on several MPI ranks; run it "
+                   "without mpirun (select, trial and battery do run under mpirun)\n",
+                   argv[1]);
+    }
+    code = 2;
+  } else {
+    code = Dispatch(argc, argv);
+  }
+  std::fflush(stdout);
+  preflight::dist::Finalize();
+  return code;
+#else
+  return Dispatch(argc, argv);
+#endif
+}
+
+namespace {
+
+int Dispatch(int argc, char** argv) {
   if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") ||
       !std::strcmp(argv[1], "help")) {
     PrintUsage(stdout);
@@ -77,3 +132,5 @@ int main(int argc, char** argv) {
   PrintUsage(stderr);
   return 2;
 }
+
+}  // namespace

@@ -9,6 +9,9 @@
 #include "cli/selection_receipt.h"
 #include "ledger/ledger.h"
 #include "select/selector.h"
+#ifdef PREFLIGHT_HAVE_DIST
+#include "dist/dist.h"
+#endif
 
 namespace preflight::cli {
 
@@ -57,6 +60,9 @@ int RunSelect(int argc, char** argv) {
   app.add_option("--clf-negative-ratio", o.classifier.negative_ratio,
                  "classifier: negative bytes per target byte")
       ->capture_default_str();
+  app.add_option("--mpi-cut", o.mpi_cut,
+                 "under mpirun: how the ranks find the budget cut, radix | gather (doc/mpi.md)")
+      ->capture_default_str();
   app.add_flag("--json", json, "print one JSON document on stdout");
   app.add_flag("--quiet", quiet, "no progress on stderr");
   if (int code = Parse(app, argc, argv); code >= 0) return code;
@@ -72,9 +78,21 @@ int RunSelect(int argc, char** argv) {
     }
     bar->Update(static_cast<double>(done));
   };
-  auto result = select::RunSelection(pool, target, o, progress);
+  // Under mpirun every rank runs the selection; rank 0 shows progress, writes the outputs and the
+  // receipt, and prints; the others only report a failure.
+  std::unique_ptr<select::SelectionGroup> group;
+#ifdef PREFLIGHT_HAVE_DIST
+  group = dist::MakeSelectionGroup();
+#endif
+  const bool leader = !group || group->leader();
+  auto result = select::RunSelection(pool, target, o, leader ? progress : select::StageProgress(),
+                                     group.get());
   if (bar) bar->Finish();
-  if (!result.ok()) return Fail("select", result.status());
+  if (!result.ok()) {
+    if (!leader) return result.status().ExitCode();
+    return Fail("select", result.status());
+  }
+  if (!leader) return 0;
   const nlohmann::json& m = result->manifest;
   const std::string manifest_path = ManifestPath(o);
   auto hash = AppendSelectionReceipt(o, *result, ledger_path);

@@ -4,6 +4,7 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <memory>
@@ -166,12 +167,24 @@ Result<std::string_view> ParseTextField(std::string_view line, const ReadOptions
 
 Result<ScanSummary> ScanDocuments(const std::vector<std::string>& paths, const ReadOptions& options,
                                   const DocumentVisitor& visit, const ProgressFn& progress,
-                                  const ChunkHook& before_chunk) {
+                                  const ChunkHook& before_chunk, const ShardSpec* shard) {
   const int threads = std::max(1, options.threads);
   std::vector<simdjson::dom::parser> parsers(threads);
   ScanSummary total;
-  uint64_t next_index = 0;
-  const uint64_t disk_total = DiskBytes(paths);
+  uint64_t next_index = shard ? shard->first_index : 0;
+  if (shard && shard->inputs.size() != paths.size())
+    return Status::Internal("ScanDocuments: the shard does not have one part per input");
+  uint64_t disk_total = 0;
+  if (shard) {
+    for (uint32_t input = 0; input < paths.size(); ++input) {
+      const ShardSpec::Part& part = shard->inputs[input];
+      auto size = FileSize(paths[input]);
+      if (part.read && size.ok() && !IsFolder(paths[input]))
+        disk_total += std::min(*size, part.end) - std::min(*size, part.begin);
+    }
+  } else {
+    disk_total = DiskBytes(paths);
+  }
   uint64_t disk_done = 0;
   std::vector<Record> records;
   std::vector<std::vector<BadLine>> bad_by_thread(threads);
@@ -181,6 +194,12 @@ Result<ScanSummary> ScanDocuments(const std::vector<std::string>& paths, const R
     const std::string& path = paths[input];
     InputSummary summary;
     summary.path = path;
+    const ShardSpec::Part whole;
+    const ShardSpec::Part& part = shard ? shard->inputs[input] : whole;
+    if (!part.read) {
+      total.inputs.push_back(std::move(summary));
+      continue;
+    }
     if (IsFolder(path)) {
       PF_RETURN_IF_ERROR(ScanFolder(path, input, options, next_index, summary, total.bad_examples,
                                     [&](const Record& r, std::string_view text) {
@@ -189,8 +208,9 @@ Result<ScanSummary> ScanDocuments(const std::vector<std::string>& paths, const R
                                       return Status::Ok();
                                     }));
     } else {
-      PF_ASSIGN_OR_RETURN(std::unique_ptr<ChunkReader> reader, ChunkReader::Open(path, max_line));
-      int64_t line_no = 0;
+      PF_ASSIGN_OR_RETURN(std::unique_ptr<ChunkReader> reader,
+                          ChunkReader::Open(path, max_line, part.begin, part.end));
+      int64_t line_no = part.lines_before;
       uint64_t disk_before = disk_done;
       while (true) {
         PF_ASSIGN_OR_RETURN(std::string_view chunk, reader->Next());
@@ -247,30 +267,116 @@ Result<ScanSummary> ScanDocuments(const std::vector<std::string>& paths, const R
   return total;
 }
 
+Result<std::vector<PartCount>> CountParts(const std::vector<std::string>& paths,
+                                          const ReadOptions& options, const ShardSpec& shard) {
+  if (shard.inputs.size() != paths.size())
+    return Status::Internal("CountParts: the shard does not have one part per input");
+  std::vector<PartCount> counts(paths.size());
+  const uint64_t max_line = options.max_document_bytes * 2 + (1u << 20);
+  for (uint32_t input = 0; input < paths.size(); ++input) {
+    const ShardSpec::Part& part = shard.inputs[input];
+    if (!part.read) continue;
+    const std::string& path = paths[input];
+    if (IsFolder(path)) {
+      PF_ASSIGN_OR_RETURN(std::vector<std::string> files, ListFolder(path));
+      counts[input].records = files.size();
+      continue;
+    }
+    PF_ASSIGN_OR_RETURN(std::unique_ptr<ChunkReader> reader,
+                        ChunkReader::Open(path, max_line, part.begin, part.end));
+    while (true) {
+      PF_ASSIGN_OR_RETURN(std::string_view chunk, reader->Next());
+      if (chunk.empty()) break;
+      const char* p = chunk.data();
+      const char* end = p + chunk.size();
+      while (p < end) {
+        const char* nl = static_cast<const char*>(std::memchr(p, '\n', end - p));
+        const char* line_end = nl ? nl : end;
+        ++counts[input].lines;
+        if (!IsBlank(std::string_view(p, line_end - p))) ++counts[input].records;
+        p = nl ? nl + 1 : end;
+      }
+    }
+  }
+  return counts;
+}
+
+Result<InputSummary> HashInput(const std::string& path) {
+  if (IsFolder(path)) {
+    std::vector<InputSummary> inputs;
+    ReadOptions lenient;
+    lenient.skip_bad = true;
+    PF_RETURN_IF_ERROR(ScanLines(
+        {path}, lenient, [](const Record&) { return Status::Ok(); }, &inputs));
+    return inputs.at(0);
+  }
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) {
+    return PathExists(path) ? Status::InvalidArgument(path + ": cannot open")
+                            : Status::NotFound(path + ": no such file");
+  }
+  InputSummary summary;
+  summary.path = path;
+  Sha256 sha;
+  std::vector<char> buf(8 << 20);
+  size_t n = 0;
+  while ((n = std::fread(buf.data(), 1, buf.size(), f)) > 0) {
+    sha.Update(std::string_view(buf.data(), n));
+    summary.file_bytes += n;
+  }
+  const bool failed = std::ferror(f) != 0;
+  std::fclose(f);
+  if (failed) return Status::IOError(path + ": read failed");
+  summary.sha256 = sha.HexDigest();
+  return summary;
+}
+
 Status ScanLines(const std::vector<std::string>& paths, const ReadOptions& options,
-                 const std::function<Status(const Record&)>& visit) {
-  uint64_t next_index = 0;
+                 const std::function<Status(const Record&)>& visit,
+                 std::vector<InputSummary>* inputs, const ShardSpec* shard) {
+  if (inputs) inputs->clear();
+  if (shard && shard->inputs.size() != paths.size())
+    return Status::Internal("ScanLines: the shard does not have one part per input");
+  uint64_t next_index = shard ? shard->first_index : 0;
   const uint64_t max_line = options.max_document_bytes * 2 + (1u << 20);
   std::vector<Record> records;
   std::vector<std::string> ignored;
   for (uint32_t input = 0; input < paths.size(); ++input) {
     const std::string& path = paths[input];
+    const ShardSpec::Part whole;
+    const ShardSpec::Part& part = shard ? shard->inputs[input] : whole;
+    if (!part.read) {
+      if (inputs) inputs->push_back(InputSummary{.path = path});
+      continue;
+    }
     if (IsFolder(path)) {
       InputSummary summary;
       ReadOptions lenient = options;
       lenient.skip_bad = true;  // Bad files were dealt with by the scan that chose the records.
       PF_RETURN_IF_ERROR(ScanFolder(path, input, lenient, next_index, summary, ignored,
                                     [&](const Record& r, std::string_view) { return visit(r); }));
+      if (inputs) {
+        summary.path = path;
+        inputs->push_back(std::move(summary));
+      }
       continue;
     }
-    PF_ASSIGN_OR_RETURN(std::unique_ptr<ChunkReader> reader, ChunkReader::Open(path, max_line));
-    int64_t line_no = 0;
+    PF_ASSIGN_OR_RETURN(std::unique_ptr<ChunkReader> reader,
+                        ChunkReader::Open(path, max_line, part.begin, part.end));
+    int64_t line_no = part.lines_before;
     uint64_t blank = 0;
     while (true) {
       PF_ASSIGN_OR_RETURN(std::string_view chunk, reader->Next());
       if (chunk.empty()) break;
       SplitLines(chunk, reader->chunk_offset(), input, line_no, next_index, records, blank);
       for (const Record& r : records) PF_RETURN_IF_ERROR(visit(r));
+    }
+    if (inputs) {
+      InputSummary summary;
+      summary.path = path;
+      summary.file_bytes = reader->disk_bytes_read();
+      summary.sha256 = reader->Sha256Hex();
+      inputs->push_back(std::move(summary));
     }
   }
   return Status::Ok();

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <sstream>
 
 #include "base/file.h"
@@ -130,6 +131,41 @@ Result<Classifier> Classifier::Train(const std::vector<std::string>& positives,
     return Status::Internal(std::string("fastText training failed: ") + e.what());
   }
   std::remove(train_path.c_str());
+  return c;
+}
+
+Result<std::string> Classifier::Serialize(const std::string& scratch_dir) const {
+  if (!model_) return Status::Internal("classifier: no model to serialize");
+  std::string path =
+      JoinPath(scratch_dir, ".preflight-fasttext-" + std::to_string(::getpid()) + ".bin");
+  try {
+    model_->saveModel(path);
+  } catch (const std::exception& e) {
+    std::remove(path.c_str());
+    return Status::IOError(path + ": cannot save the classifier (" + e.what() + ")");
+  }
+  auto bytes = ReadFileToString(path);
+  std::remove(path.c_str());
+  return bytes;
+}
+
+Result<Classifier> Classifier::Deserialize(const std::string& bytes) {
+  // fastText checks a model's header only when it loads from a path: go through a file in this
+  // machine's temporary folder (the caller's folder may not exist on another node).
+  std::error_code ec;
+  std::string dir = std::filesystem::temp_directory_path(ec).string();
+  if (ec) dir = "/tmp";
+  std::string path = JoinPath(dir, ".preflight-fasttext-" + std::to_string(::getpid()) + ".bin");
+  PF_RETURN_IF_ERROR(WriteFileAtomically(path, bytes));
+  Classifier c;
+  c.model_ = std::make_unique<fasttext::FastText>();
+  try {
+    c.model_->loadModel(path);
+  } catch (const std::exception& e) {
+    std::remove(path.c_str());
+    return Status::Internal(std::string("classifier: cannot load the model (") + e.what() + ")");
+  }
+  std::remove(path.c_str());
   return c;
 }
 

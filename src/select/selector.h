@@ -10,7 +10,7 @@
 // last document taken may cross it (within one document). Output: the kept lines byte for byte,
 // in pool order, then a manifest. Both are written atomically; on any error neither exists.
 // Deterministic: the same inputs, options and seed give the same bytes for any thread count
-// (only the manifest's "cost" block, a measurement, differs).
+// (only the manifest's "cost" block, a measurement, differs), and for any number of MPI ranks.
 
 #include <cstdint>
 #include <functional>
@@ -22,6 +22,7 @@
 #include "corpus/record.h"
 #include "select/classifier.h"
 #include "select/dsir.h"
+#include "select/group.h"
 
 namespace preflight::select {
 
@@ -33,8 +34,9 @@ struct SelectOptions {
   corpus::ReadOptions read;
   DsirOptions dsir;
   ClassifierOptions classifier;
-  std::string out_path;       // Kept documents (JSONL).
-  std::string manifest_path;  // Default: out_path + ".manifest.json".
+  std::string mpi_cut = "radix";  // Budget cut across MPI ranks: radix | gather (cut.h).
+  std::string out_path;           // Kept documents (JSONL).
+  std::string manifest_path;      // Default: out_path + ".manifest.json".
 
   Status Validate() const;
 };
@@ -59,10 +61,17 @@ struct SelectionResult {
 // Progress of each stage ("pool", "target", "score", "write") in bytes read.
 using StageProgress = std::function<void(const std::string& stage, uint64_t done, uint64_t total)>;
 
+// `group`: the processes that run this selection together (group.h; nullptr: this process
+// alone). In a group of several, each reads its own line-aligned byte range of the pool, and the
+// leader (rank 0) reads the target, trains the classifier, reads the whole pool once more to copy
+// the kept lines and hash the inputs, and writes both outputs after every process succeeded;
+// the other processes return a result with only the counts filled in. The outputs are the same
+// bytes as this process alone would write, except the manifest's "cost" block.
 Result<SelectionResult> RunSelection(const std::vector<std::string>& pool,
                                      const std::vector<std::string>& target,
                                      const SelectOptions& options,
-                                     const StageProgress& progress = {});
+                                     const StageProgress& progress = {},
+                                     SelectionGroup* group = nullptr);
 
 // The selectors by name, for --help and validation.
 const std::vector<std::string>& SelectorNames();
