@@ -8,6 +8,7 @@
 
 #include "base/status.h"
 #include "cli/model_flags.h"
+#include "forecast/forecast.h"
 #include "trial/runner.h"
 
 namespace preflight::cli {
@@ -18,9 +19,24 @@ struct TrialRun {
   std::string receipt_hash;
 };
 
+// False in an MPI rank other than 0 (which must neither print nor write receipts).
+bool IsLeaderProcess();
+
+// trial::RunTrial with a progress bar on stderr (unless quiet); under mpirun its runs are spread
+// over the ranks, and ranks other than 0 get an outcome with leader == false (and print nothing).
+Result<trial::TrialOutcome> RunTrialWithProgress(const trial::TrialConfig& config, bool quiet);
+
 // Runs the trial (progress on stderr unless quiet), writes report.html and appends the receipt.
+// With forecast_first (and no forecast named in the config), first runs the forecast the trial
+// then tests, appending its receipt before any training step; the trial's receipt names it and
+// marks it right or wrong.
 Result<TrialRun> RunTrialWithReceipt(const trial::TrialConfig& config,
-                                     const std::string& ledger_path, bool quiet);
+                                     const std::string& ledger_path, bool quiet,
+                                     bool forecast_first = true);
+
+// The forecast of the trial `config` describes, with the ledger's calibration.
+Result<forecast::ForecastConfig> ForecastConfigFor(const trial::TrialConfig& config,
+                                                   const std::string& ledger_path);
 
 // A short human summary of a finished trial (one screen).
 std::string TrialSummaryText(const TrialRun& run);

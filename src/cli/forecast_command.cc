@@ -1,0 +1,158 @@
+// preflight forecast: before any training step, should this trial curate or train on a random
+// sample? And `--calibrate`: refit the signal-to-verdict line on the ledger's trials.
+
+#include <cstdio>
+
+#include "base/file.h"
+#include "cli/commands.h"
+#include "cli/common.h"
+#include "cli/forecast_support.h"
+#include "cli/model_flags.h"
+#include "ledger/ledger.h"
+
+namespace preflight::cli {
+namespace {
+
+// Refits the calibration on the ledger's labelled trials and saves it beside the ledger.
+int Calibrate(const std::string& ledger_path, bool json) {
+  auto receipts = ledger::ReadAll(ledger_path);
+  std::vector<forecast::Example> examples;
+  if (receipts.ok()) examples = forecast::ExamplesFromReceipts(*receipts);
+  nlohmann::json doc = {{"examples", examples.size()}, {"ledger", ledger_path}};
+  if (examples.size() < 4) {
+    forecast::Calibration d = forecast::DefaultCalibration();
+    doc["calibration"] = d.ToJson();
+    doc["saved"] = nullptr;
+    doc["message"] =
+        "fewer than 4 trials in the ledger tested a forecast; forecasts use the "
+        "default calibration, fitted on the built-in battery";
+    if (json) {
+      EmitJson(doc);
+    } else {
+      std::printf(
+          "calibrate: %zu labelled trials in %s: too few (4 needed).\n"
+          "Forecasts use the default calibration: %s (%d trials).\n",
+          examples.size(), ledger_path.c_str(), d.source.c_str(), d.examples);
+    }
+    return 0;
+  }
+  const auto& candidates = forecast::CandidateSignals();
+  auto fit = forecast::Calibrate(
+      examples, candidates,
+      "ledger " + ledger_path + ": " + std::to_string(examples.size()) + " trials");
+  if (!fit.ok()) return Fail("forecast", fit.status());
+  const std::string path = CalibrationPath(ledger_path);
+  Status saved = WriteFileAtomically(path, fit->ToJson().dump(2) + "\n");
+  if (!saved.ok()) return Fail("forecast", saved);
+  doc["calibration"] = fit->ToJson();
+  doc["saved"] = path;
+  // How it would have done on each trial had that trial been new.
+  auto loo = forecast::LeaveOneOut(examples, candidates);
+  if (loo.ok()) {
+    int right = 0, decided = 0;
+    for (size_t i = 0; i < examples.size(); ++i) {
+      auto correct = ForecastCorrect((*loo)[i].verdict,
+                                     examples[i].net ? nlohmann::json(*examples[i].net) : nullptr);
+      if (correct.is_null()) continue;
+      ++decided;
+      right += correct.get<bool>();
+    }
+    doc["leave_one_out"] = {{"right", right},
+                            {"decided", decided},
+                            {"abstained", static_cast<int>(examples.size()) - decided}};
+  }
+  if (json) {
+    EmitJson(doc);
+  } else {
+    std::printf("calibrate: learned from %zu trials in %s\n", examples.size(), ledger_path.c_str());
+    std::printf(
+        "  verdict from the sign of %s (%s); predicted net saving = %.2f x %s "
+        "(residual sd %.3f)\n",
+        fit->signal.c_str(), fit->mode == "point" ? "its value" : "its interval", fit->slope,
+        fit->signal.c_str(), fit->residual_sd);
+    if (doc.contains("leave_one_out")) {
+      std::printf("  leave-one-out: %d of %d decided right, %d abstained\n",
+                  doc["leave_one_out"]["right"].get<int>(),
+                  doc["leave_one_out"]["decided"].get<int>(),
+                  doc["leave_one_out"]["abstained"].get<int>());
+    }
+    std::printf("  saved to %s (forecasts beside this ledger use it)\n", path.c_str());
+  }
+  return 0;
+}
+
+}  // namespace
+
+int RunForecast(int argc, char** argv) {
+  CLI::App app;
+  Describe(app, "forecast",
+           "Before any training step: will training on the selector's quarter of the pool reach\n"
+           "the random quarter's quality with less compute? Prints a verdict (curate, random or\n"
+           "uncertain), a predicted net compute saving with an 80% interval, the signals behind\n"
+           "it, and its own cost as a fraction of the trial's training compute. It makes both\n"
+           "arms and measures how much better byte n-gram models of the curated quarter predict\n"
+           "the target's selectable part than those of the random quarter, with an interval over\n"
+           "the target's documents: curate when the interval is above 0, random when at or below\n"
+           "0, uncertain otherwise. It never reads the held-out target. Appends a receipt.\n\n"
+           "--calibrate refits the line from signal to saving on the trials in the ledger that\n"
+           "tested a forecast, and saves it beside the ledger for later forecasts.\n\n"
+           "Example:\n  preflight forecast --pool data/brown/pools/cj.jsonl \\\n"
+           "      --target-select data/brown/targets/cj.select.jsonl --selector dsir \\\n"
+           "      --model tiny --steps 300");
+  forecast::ForecastConfig c;
+  ModelFlags model;
+  bool json = false, quiet = false, calibrate = false;
+  std::string ledger_path = ledger::DefaultLedgerPath();
+  app.add_option("--pool", c.pool, "pool files (JSONL)");
+  app.add_option("--target-select", c.target_select, "target documents the selector may read");
+  app.add_option("--selector", c.selector, "dsir | classifier | first")->capture_default_str();
+  app.add_option("--keep", c.keep, "fraction of the pool's bytes per arm")->capture_default_str();
+  app.add_option("--selection-seed", c.selection_seed, "seed of the selections")
+      ->capture_default_str();
+  model.Add(app);
+  app.add_option("--steps", c.steps, "the trial's training steps per run (S)")
+      ->capture_default_str();
+  app.add_option("--seeds", c.seeds, "the trial's runs per arm")->capture_default_str();
+  app.add_option("--lr", c.lr, "the trial's peak learning rate")->capture_default_str();
+  app.add_flag("--proxy", c.proxy,
+               "also train the proxy runs (costs ~4% of the trial; lost on the built-in battery)");
+  app.add_option("--proxy-fraction", c.proxy_fraction,
+                 "the proxy runs' steps, as a fraction of the trial's training steps (<= 0.05)")
+      ->capture_default_str();
+  app.add_option("--threads", c.threads, "threads")->capture_default_str();
+  app.add_option("--work", c.work_dir,
+                 "keep the forecast's arms in this folder (default: a "
+                 "temporary folder, removed)");
+  app.add_option("--ledger", ledger_path, "receipt ledger")->capture_default_str();
+  app.add_flag("--calibrate", calibrate,
+               "refit the calibration on the ledger's trials (then forecast, if --pool is given)");
+  app.add_flag("--json", json, "print one JSON document on stdout");
+  app.add_flag("--quiet", quiet, "no progress on stderr");
+  if (int code = Parse(app, argc, argv); code >= 0) return code;
+
+  if (calibrate) {
+    if (c.pool.empty()) return Calibrate(ledger_path, json);
+    if (int code = Calibrate(ledger_path, false); code != 0) return code;
+  }
+  if (c.pool.empty() || c.target_select.empty()) {
+    return Fail("forecast", Status::InvalidArgument("--pool and --target-select are required "
+                                                    "(or --calibrate alone)"));
+  }
+  auto resolved = model.Resolve();
+  if (!resolved.ok()) return Fail("forecast", resolved.status());
+  c.model = *resolved;
+  c.model_name = model.name;
+  auto calibration = LoadCalibration(ledger_path);
+  if (!calibration.ok()) return Fail("forecast", calibration.status());
+  c.calibration = *calibration;
+  auto run = RunForecastWithReceipt(c, ledger_path, quiet);
+  if (!run.ok()) return Fail("forecast", run.status());
+  if (json) {
+    EmitJson(run->summary);
+  } else {
+    std::printf("%s", ForecastSummaryText(*run).c_str());
+  }
+  return 0;
+}
+
+}  // namespace preflight::cli

@@ -1,0 +1,251 @@
+#include "forecast/forecast.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+
+#include "base/clock.h"
+#include "base/file.h"
+#include "corpus/scanner.h"
+#include "select/selector.h"
+#include "train/trainer.h"
+
+namespace preflight::forecast {
+namespace {
+
+// Below this byte-pair coverage of the target by the pool, the verdict is random (see below).
+constexpr double kMinCoverage = 0.5;
+
+Result<std::vector<std::string>> ReadTexts(const std::string& path) {
+  std::vector<std::string> texts;
+  corpus::ReadOptions read;
+  read.threads = 1;
+  PF_RETURN_IF_ERROR(
+      corpus::ScanDocuments({path}, read, [&](int, const corpus::Record&, std::string_view text) {
+        texts.emplace_back(text);
+      }).status());
+  return texts;
+}
+
+// A folder removed when it goes out of scope (only when this object made it).
+class WorkDir {
+ public:
+  static Result<WorkDir> Make(const std::string& wanted) {
+    WorkDir w;
+    if (!wanted.empty()) {
+      PF_RETURN_IF_ERROR(MakeDirectories(wanted));
+      w.path_ = wanted;
+      return w;
+    }
+    std::string pattern = (std::filesystem::temp_directory_path() / "preflight-forecast-XXXXXX");
+    if (mkdtemp(pattern.data()) == nullptr) {
+      return Status::IOError("cannot make a temporary folder for the forecast's arms");
+    }
+    w.path_ = pattern;
+    w.owned_ = true;
+    return w;
+  }
+  WorkDir() = default;
+  WorkDir(WorkDir&& o) noexcept : path_(std::move(o.path_)), owned_(o.owned_) { o.owned_ = false; }
+  ~WorkDir() {
+    if (owned_) {
+      std::error_code ignored;
+      std::filesystem::remove_all(path_, ignored);
+    }
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  bool owned_ = false;
+};
+
+nlohmann::json RunToJson(const ProxyRun& r) {
+  nlohmann::json curve = nlohmann::json::array();
+  for (size_t i = 0; i < r.steps.size(); ++i)
+    curve.push_back({{"step", r.steps[i]}, {"eval_bpb", r.bpb[i]}});
+  return curve;
+}
+
+struct TimedStep {
+  double core_seconds_per_step = 0;
+  double flops = 0;
+};
+
+// The trial's f (CPU seconds per training step, evals excluded), timed on a few steps.
+Result<TimedStep> TimeTrainingStep(const ForecastConfig& c, const std::vector<std::string>& docs) {
+  train::TrainOptions t;
+  t.model = c.model;
+  t.steps = 4;
+  t.eval_every = 1000;
+  t.eval_max_windows = 1;
+  t.threads = c.threads;
+  t.lr = c.lr;
+  PF_ASSIGN_OR_RETURN(train::TrainResult r, train::TrainOnDocuments(t, docs, docs));
+  return TimedStep{r.train_core_seconds / static_cast<double>(std::max<int64_t>(1, r.steps)),
+                   r.flops};
+}
+
+}  // namespace
+
+nlohmann::json ForecastConfig::ToJson() const {
+  return {{"pool", pool},
+          {"target_select", target_select},
+          {"selector", selector},
+          {"keep", keep},
+          {"selection_seed", selection_seed},
+          {"model", train::ModelToJson(model_name, model)},
+          {"steps", steps},
+          {"seeds", seeds},
+          {"lr", lr},
+          {"threads", threads},
+          {"proxy", proxy},
+          {"proxy_fraction", proxy_fraction},
+          {"eval_max_windows", eval_max_windows},
+          {"calibration", calibration.ToJson()}};
+}
+
+Result<ForecastOutcome> RunForecast(const ForecastConfig& c,
+                                    const std::function<void(const std::string&)>& progress) {
+  if (c.pool.empty()) return Status::InvalidArgument("--pool is required");
+  if (c.target_select.empty()) return Status::InvalidArgument("--target-select is required");
+  if (c.selector == "random") {
+    return Status::InvalidArgument("--selector random: there is nothing to forecast");
+  }
+  if (c.steps < 1 || c.seeds < 1)
+    return Status::InvalidArgument("--steps and --seeds must be >= 1");
+  if (!(c.proxy_fraction > 0 && c.proxy_fraction <= 0.05)) {
+    return Status::InvalidArgument(
+        "--proxy-fraction must be in (0, 0.05]: a forecast may cost "
+        "at most 5% of the trial's training compute");
+  }
+  PF_RETURN_IF_ERROR(train::ValidateModel(c.model));
+  CostMeter meter;
+  PF_ASSIGN_OR_RETURN(WorkDir work, WorkDir::Make(c.work_dir));
+
+  // 1. The two arms the trial would train.
+  ForecastOutcome out;
+  nlohmann::json arms = nlohmann::json::object();
+  std::vector<std::string> curated, random;
+  for (const auto& [name, kind] :
+       {std::pair<std::string, std::string>{"curated", c.selector}, {"random", "random"}}) {
+    if (progress) progress("select " + name + " (" + kind + ")");
+    select::SelectOptions o;
+    o.selector = kind;
+    o.keep = c.keep;
+    o.seed = c.selection_seed;
+    o.threads = c.threads;
+    o.out_path = JoinPath(work.path(), name + ".jsonl");
+    PF_ASSIGN_OR_RETURN(select::SelectionResult s,
+                        select::RunSelection(c.pool, {c.target_select}, o));
+    arms[name] = {{"selector", kind},
+                  {"kept_docs", s.kept_docs},
+                  {"kept_bytes", s.kept_bytes},
+                  {"core_seconds", s.core_seconds}};
+    if (name == "curated") {
+      nlohmann::json inputs = nlohmann::json::array();
+      for (const char* role : {"pool", "target"}) {
+        for (const auto& p : s.manifest["inputs"][role]) {
+          inputs.push_back({{"role", std::string(role) == "pool" ? "pool" : "target_select"},
+                            {"path", p["path"]},
+                            {"sha256", p["sha256"]},
+                            {"docs", p["docs"]},
+                            {"bytes", p["bytes"]}});
+        }
+      }
+      out.inputs = inputs;
+    }
+    PF_ASSIGN_OR_RETURN(std::vector<std::string> texts, ReadTexts(o.out_path));
+    (name == "curated" ? curated : random) = std::move(texts);
+  }
+  PF_ASSIGN_OR_RETURN(std::vector<std::string> target, ReadTexts(c.target_select));
+
+  // 2. The signals.
+  if (progress) progress("byte n-gram statistics");
+  std::map<std::string, SignalValue> signals;
+  for (int order : {1, 2}) {
+    GainEstimate g = ByteNgramGain(curated, random, target, order);
+    signals[order == 1 ? "byte_unigram_gain" : "byte_bigram_gain"] = {g.gain, g.lo, g.hi};
+  }
+  ProxyOptions p;
+  p.model = c.model;
+  p.trial_steps = c.steps;
+  p.proxy_steps = std::max<int64_t>(
+      1, static_cast<int64_t>(c.proxy_fraction * static_cast<double>(c.seeds * c.steps)));
+  p.proxy_steps = std::min(p.proxy_steps, c.steps);
+  p.eval_max_windows = c.eval_max_windows;
+  p.lr = c.lr;
+  p.threads = c.threads;
+  double train_core_seconds_per_step = 0;
+  nlohmann::json proxy_evidence = nullptr;
+  if (c.proxy) {
+    if (progress) progress("proxy runs (" + std::to_string(p.proxy_steps) + " steps per arm)");
+    PF_ASSIGN_OR_RETURN(ProxyResult proxy, ProxyGain(curated, random, target, p));
+    signals["proxy_gain"] = {proxy.gain, proxy.gain, proxy.gain};
+    train_core_seconds_per_step = proxy.train_core_seconds_per_step;
+    out.flops = proxy.flops;
+    proxy_evidence = {{"steps", p.proxy_steps},
+                      {"of_trial_steps", c.steps},
+                      {"seed", 1},
+                      {"eval", "target_select"},
+                      {"curated", RunToJson(proxy.curated)},
+                      {"random", RunToJson(proxy.random)},
+                      {"core_seconds", proxy.core_seconds},
+                      {"train_core_seconds_per_step", proxy.train_core_seconds_per_step}};
+  } else {
+    // f, timed: a few steps of the trial's model on the curated arm.
+    if (progress) progress("time a training step");
+    PF_ASSIGN_OR_RETURN(TimedStep timed, TimeTrainingStep(c, curated));
+    train_core_seconds_per_step = timed.core_seconds_per_step;
+    out.flops = timed.flops;
+  }
+  for (const auto& [name, x] : signals) out.signals[name] = SignalToJson(x);
+  auto chosen = signals.find(c.calibration.signal);
+  if (chosen == signals.end()) {
+    return Status::InvalidArgument("the calibration uses signal '" + c.calibration.signal +
+                                   "', which this forecast did not measure" +
+                                   (c.calibration.signal == "proxy_gain" ? " (add --proxy)" : ""));
+  }
+  out.prediction = c.calibration.Predict(chosen->second);
+  // A target the pool barely covers: no quarter of the pool can be much like it, whatever the
+  // gains' signs say; curating toward it buys nothing a random sample would not.
+  const double coverage = ByteBigramCoverage(random, target);
+  out.signals["byte_pair_coverage"] = {{"value", coverage}};
+  std::string reason = "the sign of " + c.calibration.signal + " (" + c.calibration.mode + ")";
+  if (coverage < kMinCoverage) {
+    out.prediction.verdict = "random";
+    out.prediction.strength = "clear";
+    reason = "the random quarter holds only " + std::to_string(static_cast<int>(100 * coverage)) +
+             "% of the target's byte pairs (< " +
+             std::to_string(static_cast<int>(100 * kMinCoverage)) +
+             "%): the pool has little like the target";
+  }
+
+  // 3. The cost, measured, against the trial's training compute, estimated.
+  out.core_seconds = meter.core_seconds();
+  out.trial_core_seconds = train_core_seconds_per_step * static_cast<double>(2 * c.seeds * c.steps);
+  out.fraction_of_trial =
+      out.trial_core_seconds > 0 ? out.core_seconds / out.trial_core_seconds : 0;
+
+  out.evidence = {{"arms", arms},
+                  {"target_select_docs", target.size()},
+                  {"proxy", proxy_evidence},
+                  {"train_core_seconds_per_step", train_core_seconds_per_step}};
+  out.result = {{"verdict", out.prediction.verdict},
+                {"strength", out.prediction.strength},
+                {"reason", reason},
+                {"predicted_saving", out.prediction.saving},
+                {"interval", {out.prediction.lo, out.prediction.hi}},
+                {"interval_level", 0.8},
+                {"signal", c.calibration.signal},
+                {"signals", out.signals},
+                {"calibration", c.calibration.ToJson()},
+                {"evidence", out.evidence},
+                {"cost",
+                 {{"core_seconds", out.core_seconds},
+                  {"fraction_of_trial", out.fraction_of_trial},
+                  {"trial_core_seconds_estimate", out.trial_core_seconds}}}};
+  return out;
+}
+
+}  // namespace preflight::forecast

@@ -1,0 +1,73 @@
+#pragma once
+// A forecast: before any training step of a trial, should the trial's curated arm be trained
+// (curate), or a random sample (random)? It makes the two arms the trial would make (the
+// selector's quarter and a random quarter of the same bytes, from the pool and the target's
+// selectable part only), measures its signals (signals.h), and maps the chosen one to a
+// predicted net saving with an interval and a verdict (calibration.h).
+//
+// Contract
+// - Never opens the held-out target file: it is not among its inputs.
+// - Its cost is measured (CPU seconds of this process while it runs) and reported as a fraction
+//   of the trial's training compute, estimated from the proxy's own measured seconds per step:
+//   f * steps * 2 arms * seeds, with f timed on a few steps of the trial's model (or taken from
+//   the proxy runs when they ran).
+// - Deterministic: the same inputs, config and thread count give the same signals and verdict.
+// - Writes only under work_dir (the two arms); with work_dir empty, under a temporary folder
+//   that it removes.
+// Not thread-safe (the proxy run uses every thread of the process).
+
+#include <cstdint>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "forecast/calibration.h"
+#include "forecast/signals.h"
+#include "train/config.h"
+
+namespace preflight::forecast {
+
+struct ForecastConfig {
+  std::vector<std::string> pool;
+  std::string target_select;
+  std::string selector = "dsir";
+  double keep = 0.25;
+  uint64_t selection_seed = 1;
+  // The trial it forecasts.
+  std::string model_name = "tiny";
+  train::ModelConfig model;
+  int64_t steps = 300;
+  int seeds = 4;
+  float lr = 1e-3f;
+  int threads = 2;
+  // The proxy runs (off by default: on the built-in battery they cost ~4.7% of a trial and lost
+  // to the byte statistics; doc/forecast.md). Their two runs together train this fraction of the
+  // trial's training steps.
+  bool proxy = false;
+  double proxy_fraction = 0.035;
+  int64_t eval_max_windows = 48;  // of T_sel, evenly spread
+  std::string work_dir;
+  Calibration calibration = DefaultCalibration();
+
+  nlohmann::json ToJson() const;
+};
+
+struct ForecastOutcome {
+  Prediction prediction;
+  nlohmann::json signals;         // every signal, by name: {"value", "interval"}
+  nlohmann::json evidence;        // the proxy curves, the arms' sizes
+  nlohmann::json inputs;          // pool and target_select: path, sha256, docs, bytes
+  double core_seconds = 0;        // measured: the whole forecast
+  double trial_core_seconds = 0;  // estimated training compute of the trial it forecasts
+  double fraction_of_trial = 0;
+  double flops = 0;       // the proxy runs' training FLOPs
+  nlohmann::json result;  // the receipt's result (DESIGN.md keys and the above)
+};
+
+Result<ForecastOutcome> RunForecast(
+    const ForecastConfig& config,
+    const std::function<void(const std::string& stage)>& progress = {});
+
+}  // namespace preflight::forecast

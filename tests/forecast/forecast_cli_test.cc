@@ -1,0 +1,204 @@
+// The forecast through the binary: its verdicts on planted and unlike targets, its receipt, its
+// cost, its place before the trial's first step, and calibration from the ledger.
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "forecast/calibration.h"
+#include "ledger/ledger.h"
+#include "testing/planted.h"
+#include "testing/testing.h"
+
+namespace preflight {
+namespace {
+
+using testing::RunCli;
+using testing::ScratchDir;
+
+// A very small model, so that the tests stay fast.
+const char* kModel = "--layers 1 --d-model 32 --heads 2 --context 32 --batch 8 --threads 1";
+
+std::vector<nlohmann::json> Receipts(const std::string& ledger) {
+  auto all = ledger::ReadAll(ledger);
+  EXPECT_TRUE(all.ok()) << all.status().message();
+  return all.ok() ? *all : std::vector<nlohmann::json>{};
+}
+
+TEST(ForecastCli, PlantedDomainSaysCurateAndRecordsItsMeasuredCost) {
+  const std::string dir = ScratchDir("forecast_planted");
+  testing::WritePlantedPool(dir, 400, 0.3, 20, 7);
+  auto r = RunCli("forecast --pool " + dir + "/pool.jsonl --target-select " + dir +
+                  "/target.jsonl --selector dsir --steps 200 --seeds 4 " + kModel +
+                  " --json --quiet --ledger " + dir + "/ledger.jsonl");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto out = nlohmann::json::parse(r.out);
+  EXPECT_EQ(out["verdict"], "curate");
+  EXPECT_GT(out["predicted_saving"].get<double>(), 0);
+  EXPECT_LE(out["interval"][0].get<double>(), out["predicted_saving"].get<double>());
+  EXPECT_GE(out["interval"][1].get<double>(), out["predicted_saving"].get<double>());
+  EXPECT_GT(out["signals"]["byte_bigram_gain"]["value"].get<double>(), 0);
+
+  auto receipts = Receipts(dir + "/ledger.jsonl");
+  ASSERT_EQ(receipts.size(), 1u);
+  const auto& f = receipts[0];
+  EXPECT_EQ(f["kind"], "forecast");
+  EXPECT_EQ(f["hash"], out["receipt"]);
+  // The cost fraction is the measured core-seconds over the trial's estimated training compute.
+  const auto& cost = f["result"]["cost"];
+  EXPECT_GT(cost["core_seconds"].get<double>(), 0);
+  EXPECT_DOUBLE_EQ(f["cost"]["core_seconds"].get<double>(), cost["core_seconds"].get<double>());
+  EXPECT_GT(cost["trial_core_seconds_estimate"].get<double>(), 0);
+  EXPECT_DOUBLE_EQ(
+      cost["fraction_of_trial"].get<double>(),
+      cost["core_seconds"].get<double>() / cost["trial_core_seconds_estimate"].get<double>());
+  EXPECT_DOUBLE_EQ(out["cost"]["fraction_of_trial"].get<double>(),
+                   cost["fraction_of_trial"].get<double>());
+  // Its inputs are the pool and the selectable target only.
+  for (const auto& in : f["inputs"]) EXPECT_NE(in["role"], "target_eval");
+  EXPECT_EQ(RunCli("ledger verify --ledger " + dir + "/ledger.jsonl").exit_code, 0);
+}
+
+TEST(ForecastCli, TargetAbsentFromThePoolAndUnlikeItIsNotCurated) {
+  const std::string dir = ScratchDir("forecast_unlike");
+  testing::WritePlantedPool(dir, 300, 0.0, 1, 11);  // background documents only
+  std::string target;
+  testing::TestRng rng(5);
+  for (int d = 0; d < 12; ++d) {
+    std::string text;
+    for (int w = 0; w < 120; ++w) {
+      // Greek words: bytes the pool never holds.
+      static const char* kWords[] = {"αλφα", "βητα", "γαμμα", "δελτα", "ψυχη", "λογος", "κοσμος"};
+      text += std::string(w ? " " : "") + kWords[rng.Below(7)];
+    }
+    target += nlohmann::json{{"text", text}}.dump() + "\n";
+  }
+  testing::WriteText(dir + "/unlike.jsonl", target);
+  auto r = RunCli("forecast --pool " + dir + "/pool.jsonl --target-select " + dir +
+                  "/unlike.jsonl --steps 200 " + kModel + " --json --quiet --ledger " + dir +
+                  "/ledger.jsonl");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto out = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(out["verdict"] == "random" || out["verdict"] == "uncertain") << out.dump();
+  EXPECT_LT(out["signals"]["byte_pair_coverage"]["value"].get<double>(), 0.5);
+}
+
+TEST(ForecastCli, PrecedesTheTrialsFirstStepAndNeverOpensTheHeldOutFile) {
+  const std::string dir = ScratchDir("forecast_before_trial");
+  testing::WritePlantedPool(dir, 300, 0.3, 12, 3);
+  // The held-out file does not exist: the forecast must not need it; the trial's first training
+  // run (the first thing that reads it) fails.
+  auto r =
+      RunCli("trial --pool " + dir + "/pool.jsonl --target-select " + dir +
+             "/target.jsonl --target-eval " + dir + "/no-such-eval.jsonl --steps 40 --seeds 2 " +
+             kModel + " --quiet --out " + dir + "/trial --ledger " + dir + "/ledger.jsonl");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("no-such-eval.jsonl"), std::string::npos) << r.err;
+  auto receipts = Receipts(dir + "/ledger.jsonl");
+  ASSERT_EQ(receipts.size(), 1u);  // the forecast's; no trial receipt
+  EXPECT_EQ(receipts[0]["kind"], "forecast");
+  // The trial had recorded which forecast it tests before it failed.
+  auto manifest = nlohmann::json::parse(testing::ReadText(dir + "/trial/trial.json"));
+  EXPECT_EQ(manifest["config"]["forecast"], receipts[0]["hash"]);
+  EXPECT_TRUE(manifest["runs"].empty());
+  // The forecast command has no flag for the held-out file at all.
+  EXPECT_EQ(RunCli("forecast --pool " + dir + "/pool.jsonl --target-select " + dir +
+                   "/target.jsonl --target-eval " + dir + "/target.jsonl --quiet")
+                .exit_code,
+            2);
+}
+
+TEST(ForecastCli, TheTrialMarksItsForecastRightOrWrong) {
+  const std::string dir = ScratchDir("forecast_marked");
+  testing::WritePlantedPool(dir, 300, 0.3, 16, 9);
+  // The held-out target: more planted-style documents, written apart from the selectable part.
+  testing::TestRng rng(77);
+  std::string eval;
+  for (int i = 0; i < 10; ++i)
+    eval += nlohmann::json{{"text", testing::MakeDoc(rng, "tg", 150)}}.dump() + "\n";
+  testing::WriteText(dir + "/eval.jsonl", eval);
+  auto r = RunCli("trial --pool " + dir + "/pool.jsonl --target-select " + dir +
+                  "/target.jsonl --target-eval " + dir + "/eval.jsonl --steps 60 --seeds 2 " +
+                  "--eval-every 10 --eval-windows 32 " + kModel + " --json --quiet --out " + dir +
+                  "/trial --ledger " + dir + "/ledger.jsonl");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto out = nlohmann::json::parse(r.out);
+  auto receipts = Receipts(dir + "/ledger.jsonl");
+  ASSERT_EQ(receipts.size(), 2u);
+  EXPECT_EQ(receipts[0]["kind"], "forecast");
+  EXPECT_EQ(receipts[1]["kind"], "trial");
+  EXPECT_EQ(receipts[1]["config"]["forecast"], receipts[0]["hash"]);
+  const auto& marked = receipts[1]["result"]["forecast"];
+  EXPECT_EQ(marked["receipt"], receipts[0]["hash"]);
+  EXPECT_EQ(marked["verdict"], receipts[0]["result"]["verdict"]);
+  const auto& net = receipts[1]["result"]["compute_saved"]["net"];
+  auto want = forecast::Correct(
+      marked["verdict"], net.is_number() ? std::optional<double>(net.get<double>()) : std::nullopt);
+  if (want) {
+    EXPECT_EQ(marked["correct"], *want);
+  } else {
+    EXPECT_TRUE(marked["correct"].is_null());
+  }
+  EXPECT_EQ(out["forecast"]["verdict"], marked["verdict"]);
+  EXPECT_EQ(out["forecast"]["correct"], marked["correct"]);
+}
+
+TEST(ForecastCli, CalibratesFromTheLedgersLabelledTrials) {
+  const std::string dir = ScratchDir("forecast_calibrate");
+  const std::string ledger = dir + "/ledger.jsonl";
+  // No history: the default, said so.
+  auto none = RunCli("forecast --calibrate --json --ledger " + ledger);
+  ASSERT_EQ(none.exit_code, 0) << none.err;
+  EXPECT_EQ(nlohmann::json::parse(none.out)["examples"], 0);
+  EXPECT_TRUE(nlohmann::json::parse(none.out)["saved"].is_null());
+
+  // Five forecast + trial pairs, made by hand.
+  const double gains[] = {0.02, 0.04, -0.01, 0.03, 0.005};
+  const nlohmann::json nets[] = {0.15, 0.35, nullptr, 0.2, 0.02};
+  std::vector<forecast::Example> want;
+  for (int i = 0; i < 5; ++i) {
+    nlohmann::json input = {{"role", "pool"},
+                            {"path", "p"},
+                            {"sha256", std::string(64, 'a')},
+                            {"docs", 1},
+                            {"bytes", 1}};
+    nlohmann::json f = {
+        {"kind", "forecast"},
+        {"inputs", {input}},
+        {"config", nlohmann::json::object()},
+        {"result",
+         {{"signals",
+           {{"byte_bigram_gain", {{"value", gains[i]}, {"interval", {gains[i], gains[i]}}}},
+            {"byte_unigram_gain", {{"value", gains[i]}, {"interval", {gains[i], gains[i]}}}}}}}},
+        {"cost", {{"core_seconds", 0.1}, {"flops", 0}}}};
+    auto appended = ledger::Append(ledger, f);
+    ASSERT_TRUE(appended.ok()) << appended.status().message();
+    nlohmann::json t = {{"kind", "trial"},
+                        {"inputs", {input}},
+                        {"config", {{"forecast", (*appended)["hash"]}, {"target_name", "t"}}},
+                        {"result", {{"compute_saved", {{"net", nets[i]}}}}},
+                        {"cost", {{"core_seconds", 1}, {"flops", 0}}}};
+    ASSERT_TRUE(ledger::Append(ledger, t).ok());
+    forecast::Example e;
+    e.signals["byte_bigram_gain"] = {gains[i], gains[i], gains[i]};
+    if (nets[i].is_number()) e.net = nets[i].get<double>();
+    want.push_back(e);
+  }
+  auto r = RunCli("forecast --calibrate --json --ledger " + ledger);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto out = nlohmann::json::parse(r.out);
+  EXPECT_EQ(out["examples"], 5);
+  auto fit = forecast::Fit(want, "byte_bigram_gain", "point", "x");
+  ASSERT_TRUE(fit.ok());
+  EXPECT_NEAR(out["calibration"]["slope"].get<double>(), fit->slope, 1e-12);
+  EXPECT_EQ(out["leave_one_out"]["right"], 5);
+  const std::string saved = dir + "/calibration.json";
+  EXPECT_EQ(out["saved"], saved);
+  // Later forecasts beside this ledger use it.
+  auto c = nlohmann::json::parse(testing::ReadText(saved));
+  EXPECT_NEAR(c["slope"].get<double>(), fit->slope, 1e-12);
+  EXPECT_EQ(c["examples"], 5);
+}
+
+}  // namespace
+}  // namespace preflight
