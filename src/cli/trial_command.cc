@@ -3,15 +3,12 @@
 
 #include <cmath>
 #include <cstdio>
-#include <memory>
 
-#include "base/file.h"
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "cli/progress.h"
 #include "cli/trial_support.h"
 #include "ledger/ledger.h"
-#include "report/trial_report.h"
 #include "train/schedule.h"
 
 namespace preflight::cli {
@@ -25,15 +22,7 @@ Result<TrialRun> RunScheduleTrialWithReceipt(const trial::TrialConfig& config,
   if (!outcome.ok()) return outcome.status();
   if (!outcome->leader) return TrialRun{std::move(*outcome), nullptr, ""};
 
-  report::ReportData data;
-  data.title = outcome->title;
-  data.arms = outcome->arms;
-  data.result = outcome->trial;
-  data.lab_record = outcome->lab_record;
-  data.facts = outcome->facts;
-  data.schedule_trial = true;
-  data.schedule = outcome->schedule;
-  PF_RETURN_IF_ERROR(WriteFileAtomically(outcome->report_path, report::RenderTrialReport(data)));
+  PF_RETURN_IF_ERROR(WriteTrialReport(*outcome));
 
   nlohmann::json receipt = {
       {"kind", "trial"},

@@ -52,6 +52,18 @@ Result<trial::TrialOutcome> RunTrialWithProgress(const trial::TrialConfig& confi
   return outcome;
 }
 
+Status WriteTrialReport(const trial::TrialOutcome& outcome) {
+  report::ReportData data;
+  data.title = outcome.title;
+  data.arms = outcome.arms;
+  data.result = outcome.trial;
+  data.lab_record = outcome.lab_record;
+  data.facts = outcome.facts;
+  data.schedule_trial = outcome.schedule_trial;
+  data.schedule = outcome.schedule;
+  return WriteFileAtomically(outcome.report_path, report::RenderTrialReport(data));
+}
+
 Result<TrialRun> RunTrialWithReceipt(const trial::TrialConfig& trial_config,
                                      const std::string& ledger_path, bool quiet,
                                      bool forecast_first) {
@@ -74,13 +86,7 @@ Result<TrialRun> RunTrialWithReceipt(const trial::TrialConfig& trial_config,
   trial::TrialOutcome* outcome = &outcome_value;  // read like the Result it came from
   if (!outcome->leader) return TrialRun{std::move(*outcome), nullptr, ""};
 
-  report::ReportData data;
-  data.title = outcome->title;
-  data.arms = outcome->arms;
-  data.result = outcome->trial;
-  data.lab_record = outcome->lab_record;
-  data.facts = outcome->facts;
-  PF_RETURN_IF_ERROR(WriteFileAtomically(outcome->report_path, report::RenderTrialReport(data)));
+  PF_RETURN_IF_ERROR(WriteTrialReport(*outcome));
 
   // The forecast under test, marked right or wrong by DESIGN.md's rule.
   nlohmann::json forecast_json = nullptr;

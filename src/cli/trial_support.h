@@ -26,6 +26,9 @@ bool IsLeaderProcess();
 // over the ranks, and ranks other than 0 get an outcome with leader == false (and print nothing).
 Result<trial::TrialOutcome> RunTrialWithProgress(const trial::TrialConfig& config, bool quiet);
 
+// Renders the trial's report.html (data or schedule trial) into outcome.report_path.
+Status WriteTrialReport(const trial::TrialOutcome& outcome);
+
 // Runs the trial (progress on stderr unless quiet), writes report.html and appends the receipt.
 // With forecast_first (and no forecast named in the config), first runs the forecast the trial
 // then tests, appending its receipt before any training step; the trial's receipt names it and

@@ -574,7 +574,8 @@ nlohmann::json BuildLabRecord(const LabQuestion& q, const TrialResult& r) {
     summary = fmt::format(
         "Training {} on the {} of the pool that {} chose for {} reached the random {}'s best "
         "held-out loss ({:.4f} bits per byte) at step {} instead of step {}: {} {} training "
-        "compute. After paying for the selection the saving is {} ({}, {} seeds per arm).",
+        "compute. After paying for the selection (and the forecast, when one was made) the saving "
+        "is {} ({}, {} seeds per arm).",
         model, keep, q.selector, q.target, keep, s.l_star, FormatSteps(s.t_arm),
         FormatSteps(s.t_baseline), FormatPercent(std::abs(s.gross)), direction,
         FormatPercent(s.net), IntervalPhrase(c.ci.net, level), q.seeds);

@@ -13,6 +13,7 @@
 
 #include "testing/planted.h"
 #include "testing/testing.h"
+#include "testing/trial_result.h"
 
 namespace preflight {
 namespace {
@@ -221,24 +222,6 @@ TEST(DistCommands, ACommandThatCannotShareItsWorkIsRefusedOnSeveralRanks) {
       << r.err;
 }
 
-// result.json without what a run measures (as tests/trial/trial_run_test.cc compares).
-nlohmann::json Deterministic(const nlohmann::json& result) {
-  nlohmann::json r = result;
-  r.erase("core_seconds_per_step");
-  r.erase("lab_record");
-  r.erase("compute");
-  for (auto& [name, arm] : r["arm_data"].items()) arm.erase("selection_core_seconds");
-  auto strip = [](nlohmann::json& cmp) {
-    cmp.erase("cost");
-    cmp["compute_saved"].erase("net");
-    cmp["compute_saved"].erase("ci95");
-    for (auto& p : cmp["compute_saved"]["per_seed"]) p.erase("net");
-  };
-  strip(r);
-  for (auto& c : r["comparisons"]) strip(c);
-  return r;
-}
-
 TEST(DistTrial, TwoRanksGiveThePlainRunsResult) {
   const std::string dir = ScratchDir("dist_trial");
   testing::WritePlantedPool(dir, 160, 0.3, 20, 5);
@@ -259,7 +242,8 @@ TEST(DistTrial, TwoRanksGiveThePlainRunsResult) {
   ASSERT_EQ(spread.exit_code, 0) << spread.err;
   auto a = nlohmann::json::parse(ReadText(dir + "/plain/result.json"));
   auto b = nlohmann::json::parse(ReadText(dir + "/mpi/result.json"));
-  EXPECT_EQ(Deterministic(a).dump(2), Deterministic(b).dump(2));
+  EXPECT_EQ(preflight::testing::WithoutMeasuredCosts(a).dump(2),
+            preflight::testing::WithoutMeasuredCosts(b).dump(2));
   // Rank 0 alone printed the summary and appended the receipts: as many as the plain run's.
   auto summary = nlohmann::json::parse(spread.out);
   EXPECT_TRUE(summary.contains("receipt")) << spread.out;

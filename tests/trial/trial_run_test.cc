@@ -11,6 +11,7 @@
 
 #include "testing/planted.h"
 #include "testing/testing.h"
+#include "testing/trial_result.h"
 #include "train/config.h"
 #include "trial/runner.h"
 
@@ -122,26 +123,6 @@ TEST(TrialRun, ADifferentConfigInTheSameFolderIsRefused) {
       << again.status().message();
 }
 
-// What must not change when a trial is interrupted: everything except the measured costs (the
-// core-seconds of the work actually done, and what is computed from them: the net saving, its
-// interval and the sentence of the lab record that quotes it).
-nlohmann::json Deterministic(const nlohmann::json& result) {
-  nlohmann::json r = result;
-  r.erase("core_seconds_per_step");
-  r.erase("lab_record");
-  r.erase("compute");
-  for (auto& [name, arm] : r["arm_data"].items()) arm.erase("selection_core_seconds");
-  auto strip = [](nlohmann::json& cmp) {
-    cmp.erase("cost");
-    cmp["compute_saved"].erase("net");
-    cmp["compute_saved"].erase("ci95");
-    for (auto& p : cmp["compute_saved"]["per_seed"]) p.erase("net");
-  };
-  strip(r);
-  for (auto& cmp : r["comparisons"]) strip(cmp);
-  return r;
-}
-
 // kill -9 in the middle of the second run, then the same command: the finished run is reused,
 // the interrupted one resumes from its checkpoint, and the result matches an uninterrupted trial.
 TEST(TrialRun, KillNineThenRerunGivesTheUninterruptedResult) {
@@ -180,7 +161,8 @@ TEST(TrialRun, KillNineThenRerunGivesTheUninterruptedResult) {
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
   auto a = nlohmann::json::parse(ReadText(dir + "/clean/result.json"));
   auto b = nlohmann::json::parse(ReadText(dir + "/killed/result.json"));
-  EXPECT_EQ(Deterministic(a).dump(), Deterministic(b).dump());
+  EXPECT_EQ(preflight::testing::WithoutMeasuredCosts(a).dump(),
+            preflight::testing::WithoutMeasuredCosts(b).dump());
   EXPECT_GE(nlohmann::json::parse(resumed.out)["reused_runs"].get<int>(), 1);
   EXPECT_EQ(RunCli("ledger verify --ledger " + dir + "/killed.ledger").exit_code, 0);
 }

@@ -1,0 +1,27 @@
+#pragma once
+// A trial's result.json without what a run measures: the core-seconds of the work actually done
+// and what is computed from them (the net saving, its interval, the lab record that quotes it).
+// Two trials that must agree (interrupted and not, one process and several) agree on the rest.
+
+#include <nlohmann/json.hpp>
+
+namespace preflight::testing {
+
+inline nlohmann::json WithoutMeasuredCosts(const nlohmann::json& result) {
+  nlohmann::json r = result;
+  r.erase("core_seconds_per_step");
+  r.erase("lab_record");
+  r.erase("compute");
+  for (auto& [name, arm] : r["arm_data"].items()) arm.erase("selection_core_seconds");
+  auto strip = [](nlohmann::json& cmp) {
+    cmp.erase("cost");
+    cmp["compute_saved"].erase("net");
+    cmp["compute_saved"].erase("ci95");
+    for (auto& p : cmp["compute_saved"]["per_seed"]) p.erase("net");
+  };
+  strip(r);
+  for (auto& cmp : r["comparisons"]) strip(cmp);
+  return r;
+}
+
+}  // namespace preflight::testing
