@@ -346,7 +346,11 @@ Status ScanLines(const std::vector<std::string>& paths, const ReadOptions& optio
     const ShardSpec::Part whole;
     const ShardSpec::Part& part = shard ? shard->inputs[input] : whole;
     if (!part.read) {
-      if (inputs) inputs->push_back(InputSummary{.path = path});
+      if (inputs) {
+        InputSummary unread;
+        unread.path = path;
+        inputs->push_back(unread);
+      }
       continue;
     }
     if (IsFolder(path)) {
