@@ -61,6 +61,7 @@ void ReexecWithPassiveWait(char** argv) {
   execv("/proc/self/exe", argv);  // Returns only on failure: then go on with the default policy.
 }
 
+#ifdef PREFLIGHT_HAVE_DIST
 // The commands that share their work between MPI ranks (doc/mpi.md); under more than one rank
 // any other would run once per rank over the same files, so it is refused. demo belongs here once
 // it leaves its selections, receipts and printing to rank 0.
@@ -70,6 +71,7 @@ bool SharesWorkOverRanks(const char* command) {
   }
   return false;
 }
+#endif
 
 // Under mpirun: MPI starts after the re-exec (the process MPI knows is the final one), and only
 // rank 0 prints on stdout; the other ranks' stdout goes to /dev/null (their errors still reach
