@@ -142,19 +142,7 @@ Result<ForecastOutcome> RunForecast(const ForecastConfig& c,
                   {"kept_docs", s.kept_docs},
                   {"kept_bytes", s.kept_bytes},
                   {"core_seconds", s.core_seconds}};
-    if (name == "curated") {
-      nlohmann::json inputs = nlohmann::json::array();
-      for (const char* role : {"pool", "target"}) {
-        for (const auto& p : s.manifest["inputs"][role]) {
-          inputs.push_back({{"role", std::string(role) == "pool" ? "pool" : "target_select"},
-                            {"path", p["path"]},
-                            {"sha256", p["sha256"]},
-                            {"docs", p["docs"]},
-                            {"bytes", p["bytes"]}});
-        }
-      }
-      out.inputs = inputs;
-    }
+    if (name == "curated") out.inputs = select::ReceiptInputs(s.manifest["inputs"]);
     PF_ASSIGN_OR_RETURN(std::vector<std::string> texts, ReadTexts(o.out_path));
     (name == "curated" ? curated : random) = std::move(texts);
   }

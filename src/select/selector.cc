@@ -243,6 +243,21 @@ Result<std::vector<ScoredDoc>> MergeExplained(SelectionGroup& g, const std::vect
 
 }  // namespace
 
+nlohmann::json ReceiptInputs(const nlohmann::json& manifest_inputs) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const char* role : {"pool", "target"}) {
+    if (!manifest_inputs.contains(role)) continue;
+    for (const auto& p : manifest_inputs[role]) {
+      out.push_back({{"role", std::string(role) == "pool" ? "pool" : "target_select"},
+                     {"path", p["path"]},
+                     {"sha256", p["sha256"]},
+                     {"docs", p["docs"]},
+                     {"bytes", p["bytes"]}});
+    }
+  }
+  return out;
+}
+
 const std::vector<std::string>& SelectorNames() {
   static const std::vector<std::string> kNames = {"random", "first", "dsir", "classifier"};
   return kNames;

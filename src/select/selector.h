@@ -76,4 +76,8 @@ Result<SelectionResult> RunSelection(const std::vector<std::string>& pool,
 // The selectors by name, for --help and validation.
 const std::vector<std::string>& SelectorNames();
 
+// A manifest's "inputs" as a receipt lists them: one {"role" ("pool" or "target_select"),
+// "path", "sha256", "docs", "bytes"} per pool file, then per target file.
+nlohmann::json ReceiptInputs(const nlohmann::json& manifest_inputs);
+
 }  // namespace preflight::select

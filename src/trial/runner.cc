@@ -412,17 +412,7 @@ static Result<TrialOutcome> FinishScheduleTrial(const TrialConfig& c,
   outcome.core_seconds = run_core_seconds + data["selection_core_seconds"].get<double>();
   outcome.flops = flops;
 
-  nlohmann::json inputs = nlohmann::json::array();
-  for (const char* role : {"pool", "target"}) {
-    if (!data.contains("inputs") || !data["inputs"].contains(role)) continue;
-    for (const auto& p : data["inputs"][role]) {
-      inputs.push_back({{"role", std::string(role) == "pool" ? "pool" : "target_select"},
-                        {"path", p["path"]},
-                        {"sha256", p["sha256"]},
-                        {"docs", p["docs"]},
-                        {"bytes", p["bytes"]}});
-    }
-  }
+  nlohmann::json inputs = select::ReceiptInputs(data.value("inputs", nlohmann::json::object()));
   inputs.push_back(eval_input);
   outcome.inputs = inputs;
 
@@ -644,21 +634,7 @@ Result<TrialOutcome> RunTrial(const TrialConfig& c,
   outcome.result = res;
 
   // Inputs for the receipt: the pool files, T_sel and T_eval.
-  nlohmann::json inputs = nlohmann::json::array();
-  for (const auto& p : m["arms"]["curated"]["inputs"]["pool"]) {
-    inputs.push_back({{"role", "pool"},
-                      {"path", p["path"]},
-                      {"sha256", p["sha256"]},
-                      {"docs", p["docs"]},
-                      {"bytes", p["bytes"]}});
-  }
-  for (const auto& p : m["arms"]["curated"]["inputs"]["target"]) {
-    inputs.push_back({{"role", "target_select"},
-                      {"path", p["path"]},
-                      {"sha256", p["sha256"]},
-                      {"docs", p["docs"]},
-                      {"bytes", p["bytes"]}});
-  }
+  nlohmann::json inputs = select::ReceiptInputs(m["arms"]["curated"]["inputs"]);
   inputs.push_back(eval_input);
   outcome.inputs = inputs;
 

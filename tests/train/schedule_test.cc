@@ -21,7 +21,9 @@
 namespace preflight::train {
 namespace {
 
-using testing::SyntheticDocs;
+using testing::EvalDocs;
+using testing::FreshDir;
+using testing::TrainDocs;
 
 const ModelConfig kTiny = {.layers = 2, .d_model = 16, .heads = 2, .context = 16, .batch = 4};
 
@@ -36,21 +38,6 @@ TrainOptions Tiny(const std::string& run_dir, const std::string& schedule) {
   o.seed = 7;
   o.schedule = schedule;
   return o;
-}
-
-std::string FreshDir(const std::string& name) {
-  const std::string dir = std::string(PREFLIGHT_TEST_TMP) + "/" + name;
-  std::system(("rm -rf " + dir).c_str());
-  return dir;
-}
-
-const std::vector<std::string>& TrainDocs() {
-  static const auto docs = SyntheticDocs(40, 1);
-  return docs;
-}
-const std::vector<std::string>& EvalDocs() {
-  static const auto docs = SyntheticDocs(3, 2);
-  return docs;
 }
 
 TEST(ScheduleSyntax, ParsesAndPrintsCanonically) {

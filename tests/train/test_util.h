@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,23 @@ inline std::vector<std::string> SyntheticDocs(int count, uint64_t seed, int word
     }
     docs.push_back(text);
   }
+  return docs;
+}
+
+// An empty path under the test tree for a run folder (removed if a previous run left it).
+inline std::string FreshDir(const std::string& name) {
+  const std::string dir = std::string(PREFLIGHT_TEST_TMP) + "/" + name;
+  std::system(("rm -rf " + dir).c_str());
+  return dir;
+}
+
+// The training and eval documents the engine tests share.
+inline const std::vector<std::string>& TrainDocs() {
+  static const auto docs = SyntheticDocs(40, 1);
+  return docs;
+}
+inline const std::vector<std::string>& EvalDocs() {
+  static const auto docs = SyntheticDocs(3, 2);
   return docs;
 }
 

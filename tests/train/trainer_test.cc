@@ -14,7 +14,9 @@
 namespace preflight::train {
 namespace {
 
-using testing::SyntheticDocs;
+using testing::EvalDocs;
+using testing::FreshDir;
+using testing::TrainDocs;
 
 TrainOptions Tiny(const std::string& run_dir) {
   TrainOptions o;
@@ -26,21 +28,6 @@ TrainOptions Tiny(const std::string& run_dir) {
   o.lr = 3e-3f;
   o.seed = 7;
   return o;
-}
-
-std::string FreshDir(const std::string& name) {
-  const std::string dir = std::string(PREFLIGHT_TEST_TMP) + "/" + name;
-  std::system(("rm -rf " + dir).c_str());
-  return dir;
-}
-
-const std::vector<std::string>& TrainDocs() {
-  static const auto docs = SyntheticDocs(40, 1);
-  return docs;
-}
-const std::vector<std::string>& EvalDocs() {
-  static const auto docs = SyntheticDocs(3, 2);
-  return docs;
 }
 
 void ExpectSameCurve(const TrainResult& a, const TrainResult& b) {
