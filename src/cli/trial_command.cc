@@ -24,15 +24,9 @@ Result<TrialRun> RunScheduleTrialWithReceipt(const trial::TrialConfig& config,
 
   PF_RETURN_IF_ERROR(WriteTrialReport(*outcome));
 
-  nlohmann::json receipt = {
-      {"kind", "trial"},
-      {"inputs", outcome->inputs},
-      {"config", config.ToJson()},
-      {"result", outcome->result},
-      {"cost", {{"core_seconds", outcome->core_seconds}, {"flops", outcome->flops}}}};
-  PF_ASSIGN_OR_RETURN(nlohmann::json appended, ledger::Append(ledger_path, receipt));
   TrialRun run;
-  run.receipt_hash = appended["hash"];
+  PF_ASSIGN_OR_RETURN(run.receipt_hash,
+                      AppendTrialReceipt(config, *outcome, outcome->result, ledger_path));
   const nlohmann::json& r = outcome->result;
   run.summary = {{"kind", "schedule"},
                  {"compute_saved", r["compute_saved"]},

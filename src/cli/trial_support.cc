@@ -64,6 +64,20 @@ Status WriteTrialReport(const trial::TrialOutcome& outcome) {
   return WriteFileAtomically(outcome.report_path, report::RenderTrialReport(data));
 }
 
+Result<std::string> AppendTrialReceipt(const trial::TrialConfig& config,
+                                       const trial::TrialOutcome& outcome,
+                                       const nlohmann::json& result,
+                                       const std::string& ledger_path) {
+  nlohmann::json receipt = {
+      {"kind", "trial"},
+      {"inputs", outcome.inputs},
+      {"config", config.ToJson()},
+      {"result", result},
+      {"cost", {{"core_seconds", outcome.core_seconds}, {"flops", outcome.flops}}}};
+  PF_ASSIGN_OR_RETURN(nlohmann::json appended, ledger::Append(ledger_path, receipt));
+  return appended["hash"].get<std::string>();
+}
+
 Result<TrialRun> RunTrialWithReceipt(const trial::TrialConfig& trial_config,
                                      const std::string& ledger_path, bool quiet,
                                      bool forecast_first) {
@@ -107,17 +121,8 @@ Result<TrialRun> RunTrialWithReceipt(const trial::TrialConfig& trial_config,
   }
   nlohmann::json result = outcome->result;
   result["forecast"] = forecast_json;
-  nlohmann::json config_json = config.ToJson();
-  nlohmann::json receipt = {
-      {"kind", "trial"},
-      {"inputs", outcome->inputs},
-      {"config", config_json},
-      {"result", result},
-      {"cost", {{"core_seconds", outcome->core_seconds}, {"flops", outcome->flops}}}};
-  PF_ASSIGN_OR_RETURN(nlohmann::json appended, ledger::Append(ledger_path, receipt));
-
   TrialRun run;
-  run.receipt_hash = appended["hash"];
+  PF_ASSIGN_OR_RETURN(run.receipt_hash, AppendTrialReceipt(config, *outcome, result, ledger_path));
   const nlohmann::json& r = outcome->result;
   run.summary = {{"compute_saved", r["compute_saved"]},
                  {"caught_up", r["caught_up"]},

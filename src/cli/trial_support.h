@@ -29,6 +29,13 @@ Result<trial::TrialOutcome> RunTrialWithProgress(const trial::TrialConfig& confi
 // Renders the trial's report.html (data or schedule trial) into outcome.report_path.
 Status WriteTrialReport(const trial::TrialOutcome& outcome);
 
+// Appends the trial's receipt (kind "trial": its inputs, config, `result`, measured cost) and
+// returns its hash.
+Result<std::string> AppendTrialReceipt(const trial::TrialConfig& config,
+                                       const trial::TrialOutcome& outcome,
+                                       const nlohmann::json& result,
+                                       const std::string& ledger_path);
+
 // Runs the trial (progress on stderr unless quiet), writes report.html and appends the receipt.
 // With forecast_first (and no forecast named in the config), first runs the forecast the trial
 // then tests, appending its receipt before any training step; the trial's receipt names it and

@@ -8,6 +8,14 @@
 #include <sstream>
 
 namespace preflight::trial {
+
+nlohmann::json BootstrapOptions::ToJson() const {
+  return {{"resamples", resamples},
+          {"seed", seed},
+          {"level", level},
+          {"paired", paired},
+          {"rng", "splitmix64"}};
+}
 namespace {
 
 bool Finite(double x) { return std::isfinite(x); }
@@ -468,12 +476,7 @@ nlohmann::json TrialResultToJson(const TrialResult& r) {
       {"budget_steps", r.budget_steps},
       {"core_seconds_per_step", r.core_seconds_per_step},
       {"flops_per_step", r.flops_per_step},
-      {"bootstrap",
-       {{"resamples", r.bootstrap.resamples},
-        {"seed", r.bootstrap.seed},
-        {"level", r.bootstrap.level},
-        {"paired", r.bootstrap.paired},
-        {"rng", "splitmix64"}}},
+      {"bootstrap", r.bootstrap.ToJson()},
       {"comparisons", comparisons},
   };
   if (!r.comparisons.empty()) {

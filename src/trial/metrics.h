@@ -63,6 +63,8 @@ struct BootstrapOptions {
   // pairs together (needs the same seeds in both arms), which keeps the pairing of shared
   // initialisations and gives a tighter interval.
   bool paired = false;
+
+  nlohmann::json ToJson() const;  // as results record it (with the RNG's name)
 };
 
 struct TrialInputs {

@@ -265,6 +265,14 @@ Status MakeArms(const TrialConfig& c, const std::vector<ArmSpec>& specs, int tot
   return Status::Ok();
 }
 
+// "tiny (120640 parameters, 2 layers, d_model 64, context 64, batch 16)", for the report.
+std::string ModelFact(const TrialConfig& c, int64_t params) {
+  return c.model_name + " (" + std::to_string(params) + " parameters, " +
+         std::to_string(c.model.layers) + " layers, d_model " + std::to_string(c.model.d_model) +
+         ", context " + std::to_string(c.model.context) + ", batch " +
+         std::to_string(c.model.batch) + ")";
+}
+
 }  // namespace
 
 nlohmann::json TrialConfig::ToJson() const {
@@ -419,11 +427,7 @@ static Result<TrialOutcome> FinishScheduleTrial(const TrialConfig& c,
   outcome.schedule_trial = true;
   outcome.trial = ScheduleTrialAsTrialResult(result);
   outcome.schedule = std::move(result);
-  outcome.facts = {{"model", c.model_name + " (" + std::to_string(q.model_params) +
-                                 " parameters, " + std::to_string(c.model.layers) +
-                                 " layers, d_model " + std::to_string(c.model.d_model) +
-                                 ", context " + std::to_string(c.model.context) + ", batch " +
-                                 std::to_string(c.model.batch) + ")"},
+  outcome.facts = {{"model", ModelFact(c, q.model_params)},
                    {"budget", std::to_string(c.steps) + " steps x " + std::to_string(c.seeds) +
                                   " seeds per arm (paired)"},
                    {"data (both arms)", q.data},
@@ -641,11 +645,7 @@ Result<TrialOutcome> RunTrial(const TrialConfig& c,
   // 5. What the report needs (the CLI renders it: report/ sits above trial/).
   outcome.arms = in.arms;
   outcome.trial = result;
-  outcome.facts = {{"model", c.model_name + " (" + std::to_string(q.model_params) +
-                                 " parameters, " + std::to_string(c.model.layers) +
-                                 " layers, d_model " + std::to_string(c.model.d_model) +
-                                 ", context " + std::to_string(c.model.context) + ", batch " +
-                                 std::to_string(c.model.batch) + ")"},
+  outcome.facts = {{"model", ModelFact(c, q.model_params)},
                    {"budget", std::to_string(c.steps) + " steps x " + std::to_string(c.seeds) +
                                   " seeds per arm"},
                    {"pool", q.pool},
