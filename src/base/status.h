@@ -5,6 +5,8 @@
 // and say what to do; the CLI prints them as they are. Kinds map to exit codes in the CLI:
 // InvalidArgument/NotFound/Corruption (bad input or usage) -> 2, IOError/Internal -> 1.
 
+#include <cstdio>
+#include <cstdlib>
 #include <optional>
 #include <string>
 #include <utility>
@@ -12,7 +14,7 @@
 
 namespace preflight {
 
-class Status {
+class [[nodiscard]] Status {
  public:
   enum class Kind { kOk, kInvalidArgument, kNotFound, kCorruption, kIOError, kInternal };
 
@@ -43,24 +45,43 @@ class Status {
   std::string message_;
 };
 
+namespace internal {
+[[noreturn]] inline void DieOnEmptyResult(const std::string& message) {
+  std::fprintf(stderr, "preflight: internal error: value() of a failed Result: %s\n",
+               message.c_str());
+  std::abort();
+}
+}  // namespace internal
+
 // A value or the Status that explains why there is none.
+// value(), * and -> on a Result that holds no value are programming errors: they print the
+// Status and abort rather than read an empty optional.
 template <typename T>
-class Result {
+class [[nodiscard]] Result {
  public:
   Result(T value) : value_(std::move(value)) {}          // NOLINT: implicit by design
   Result(Status status) : status_(std::move(status)) {}  // NOLINT: implicit by design
 
   bool ok() const { return value_.has_value(); }
   const Status& status() const { return status_; }
-  T& value() & { return *value_; }
-  const T& value() const& { return *value_; }
-  T&& value() && { return std::move(*value_); }
-  T* operator->() { return &*value_; }
-  const T* operator->() const { return &*value_; }
-  T& operator*() { return *value_; }
-  const T& operator*() const { return *value_; }
+  T& value() & { return Checked(); }
+  const T& value() const& { return Checked(); }
+  T&& value() && { return std::move(Checked()); }
+  T* operator->() { return &Checked(); }
+  const T* operator->() const { return &Checked(); }
+  T& operator*() { return Checked(); }
+  const T& operator*() const { return Checked(); }
 
  private:
+  T& Checked() {
+    if (!value_) internal::DieOnEmptyResult(status_.message());
+    return *value_;
+  }
+  const T& Checked() const {
+    if (!value_) internal::DieOnEmptyResult(status_.message());
+    return *value_;
+  }
+
   std::optional<T> value_;
   Status status_;
 };
@@ -74,6 +95,9 @@ class Result {
     if (!_pf_st.ok()) return _pf_st;     \
   } while (0)
 
+// PF_ASSIGN_OR_RETURN(lhs, expr) declares or assigns lhs, so it is several statements and cannot
+// be wrapped in do/while. Always brace it: under an unbraced `if` its hidden temporary would be
+// scoped to the if, and the lines after it fail to compile (never a silent wrong branch).
 #define PF_CONCAT_INNER(a, b) a##b
 #define PF_CONCAT(a, b) PF_CONCAT_INNER(a, b)
 #define PF_ASSIGN_OR_RETURN(lhs, expr)                                                    \

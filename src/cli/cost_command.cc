@@ -11,17 +11,13 @@
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "cost/cost_estimate.h"
-#include "cost/format.h"
+#include "base/format.h"
 #include "cost/hardware_catalog.h"
 #include "ledger/ledger.h"
 
 namespace preflight::cli {
 namespace {
 
-using cost::FormatFixed;
-using cost::FormatPlain;
-using cost::FormatSci;
-using cost::FormatUsd;
 using nlohmann::json;
 
 json ComponentsJson(const cost::CostBreakdown& b) {

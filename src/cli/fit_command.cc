@@ -8,14 +8,12 @@
 #include "base/file.h"
 #include "cli/commands.h"
 #include "cli/common.h"
-#include "cost/format.h"
+#include "base/format.h"
 #include "cost/law_fit.h"
 
 namespace preflight::cli {
 namespace {
 
-using cost::FormatG;
-using cost::FormatSci;
 using nlohmann::json;
 
 json IntervalJson(const cost::Interval& i) { return json::array({i.low, i.high}); }

@@ -8,15 +8,13 @@
 
 #include "cli/commands.h"
 #include "cli/common.h"
-#include "cost/format.h"
+#include "base/format.h"
 #include "cost/hardware_catalog.h"
 #include "cost/memory_estimate.h"
 
 namespace preflight::cli {
 namespace {
 
-using cost::FormatCount;
-using cost::FormatGiB;
 using nlohmann::json;
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
@@ -118,19 +116,19 @@ int RunMemory(int argc, char** argv) {
   PrintLine(out, "optimizer (fp32, 12 B/param)", t.optimizer, "master weights + Adam m + v");
   PrintLine(
       out, "activations", t.activations,
-      cost::FormatBytes(t.activations_per_layer) + " per layer x " + std::to_string(shape.layers));
+      FormatBytes(t.activations_per_layer) + " per layer x " + std::to_string(shape.layers));
   PrintLine(out, "total", t.total(), "before framework workspace and fragmentation");
   std::fprintf(out, "inference (whole model): batch %d x context %d\n", infer.batch, infer.context);
   PrintLine(out, "weights fp16 (2 B/param)", i.weights_fp16, "");
   PrintLine(out, "weights int8 (1 B/param)", i.weights_int8, "");
   PrintLine(out, "weights int4 (0.5 B/param)", i.weights_int4, "");
   PrintLine(out, "KV cache", i.kv_cache,
-            cost::FormatFixed(i.kv_cache_per_token / 1024, 1) + " KiB per token");
+            FormatFixed(i.kv_cache_per_token / 1024, 1) + " KiB per token");
   PrintLine(out, "total (" + weights + " weights)", inference_total, "");
   if (gpu) {
     double capacity = gpu->memory_gib * kGiB;
     std::fprintf(out, "on one %s (%s GiB): training %s (%.0f%%), inference %s (%.0f%%)\n",
-                 gpu->name.c_str(), cost::FormatPlain(gpu->memory_gib).c_str(),
+                 gpu->name.c_str(), FormatPlain(gpu->memory_gib).c_str(),
                  t.total() <= capacity ? "fits" : "does NOT fit", 100 * t.total() / capacity,
                  inference_total <= capacity ? "fits" : "does NOT fit",
                  100 * inference_total / capacity);

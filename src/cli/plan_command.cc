@@ -8,18 +8,13 @@
 
 #include "cli/commands.h"
 #include "cli/common.h"
-#include "cost/format.h"
+#include "base/format.h"
 #include "cost/hardware_catalog.h"
 #include "cost/plan.h"
 
 namespace preflight::cli {
 namespace {
 
-using cost::FormatCount;
-using cost::FormatFixed;
-using cost::FormatG;
-using cost::FormatSci;
-using cost::FormatUsd;
 using nlohmann::json;
 
 json AllocationJson(const cost::Allocation& a) {
@@ -174,7 +169,7 @@ int RunPlan(int argc, char** argv) {
                FormatUsd(p.usd).c_str(), FormatUsd(request.price_usd_per_gpu_hour).c_str());
   if (p.days) {
     std::fprintf(out, "; %s days on %s GPUs\n", FormatFixed(*p.days, 1).c_str(),
-                 cost::FormatPlain(*gpus, 1).c_str());
+                 FormatPlain(*gpus, 1).c_str());
   } else {
     std::fprintf(out, "; give --gpus N for wall-clock days\n");
   }

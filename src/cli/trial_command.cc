@@ -53,27 +53,27 @@ std::string ScheduleSummaryText(const TrialRun& run) {
                 "frozen@", "FLOPs", "t_C", "FLOPs net", "core-s", "wall", "at equal FLOPs");
   out += line;
   auto pct = [](const trial::ScheduleComparison& c, double v) {
-    return c.caught_up ? trial::FormatPercent(v) : std::string("never");
+    return c.caught_up ? FormatPercent(v) : std::string("never");
   };
   for (const auto& c : r.comparisons) {
     std::string frozen = c.kind == "earlystop"
                              ? std::to_string(c.stopped_runs) + " stop"
-                             : (c.frozen_runs > 0 ? trial::FormatSteps(std::round(c.frozen_at))
+                             : (c.frozen_runs > 0 ? FormatSteps(std::round(c.frozen_at))
                                                   : std::string("never"));
     const std::string spent =
-        trial::FormatPercent(c.total_flops_arm / c.total_flops_baseline - 1.0);
+        FormatPercent(c.total_flops_arm / c.total_flops_baseline - 1.0);
     char delta[32];
     std::snprintf(delta, sizeof(delta), "%+.4f bpb", c.loss_at_equal_compute);
     std::snprintf(line, sizeof(line), "  %-44s %8s %8s %6s %10s %8s %8s %14s\n", c.schedule.c_str(),
                   frozen.c_str(), spent.c_str(),
-                  c.caught_up ? trial::FormatSteps(c.t_arm).c_str() : "never",
+                  c.caught_up ? FormatSteps(c.t_arm).c_str() : "never",
                   pct(c, c.net).c_str(), pct(c, c.net_core_seconds).c_str(),
                   pct(c, c.net_wall).c_str(), delta);
     out += line;
   }
   if (!r.comparisons.empty()) {
     std::snprintf(line, sizeof(line), "  baseline reaches L* = %.4f bits/byte at step %s\n",
-                  r.comparisons[0].l_star, trial::FormatSteps(r.comparisons[0].t_baseline).c_str());
+                  r.comparisons[0].l_star, FormatSteps(r.comparisons[0].t_baseline).c_str());
     out += line;
   }
   if (!r.verdict.text.empty()) out += "\n" + r.verdict.text + "\n";

@@ -172,17 +172,17 @@ std::string TrialSummaryText(const TrialRun& run) {
       "  curated arm reaches it at  %s\n"
       "  compute saved, gross       %s\n"
       "  compute saved, net         %s   (95%% interval %s to %s; %s charged)\n",
-      cmp.saving.l_star, trial::FormatSteps(cmp.saving.t_baseline).c_str(),
-      cmp.saving.caught_up ? ("step " + trial::FormatSteps(cmp.saving.t_arm)).c_str()
+      cmp.saving.l_star, FormatSteps(cmp.saving.t_baseline).c_str(),
+      cmp.saving.caught_up ? ("step " + FormatSteps(cmp.saving.t_arm)).c_str()
                            : "never (within the budget)",
-      trial::FormatPercent(cmp.saving.gross).c_str(), trial::FormatPercent(cmp.saving.net).c_str(),
-      trial::FormatPercent(cmp.ci.net.lo).c_str(), trial::FormatPercent(cmp.ci.net.hi).c_str(),
+      FormatPercent(cmp.saving.gross).c_str(), FormatPercent(cmp.saving.net).c_str(),
+      FormatPercent(cmp.ci.net.lo).c_str(), FormatPercent(cmp.ci.net.hi).c_str(),
       run.summary["forecast"].is_object() ? "selection and forecast costs" : "selection cost");
   out += line;
   for (size_t i = 1; i < run.outcome.trial.comparisons.size(); ++i) {
     const auto& c = run.outcome.trial.comparisons[i];
     std::snprintf(line, sizeof(line), "  %-26s %s net\n", (c.arm + " vs " + c.baseline).c_str(),
-                  trial::FormatPercent(c.saving.net).c_str());
+                  FormatPercent(c.saving.net).c_str());
     out += line;
   }
   const nlohmann::json& f = run.summary["forecast"];

@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/file.h"
-#include "cost/format.h"
+#include "base/format.h"
 
 namespace preflight::cost {
 namespace {

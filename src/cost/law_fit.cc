@@ -14,7 +14,7 @@
 #include <sstream>
 
 #include "base/file.h"
-#include "cost/format.h"
+#include "base/format.h"
 
 namespace preflight::cost {
 namespace {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "base/file.h"
-#include "cost/format.h"
+#include "base/format.h"
 
 namespace preflight::cost {
 

@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "cost/cost_estimate.h"
-#include "cost/format.h"
+#include "base/format.h"
 
 namespace preflight::cost {
 namespace {

@@ -12,9 +12,6 @@ namespace {
 
 using trial::Comparison;
 using trial::Curve;
-using trial::FormatFlops;
-using trial::FormatPercent;
-using trial::FormatSteps;
 
 // Okabe-Ito colours (distinguishable with every common colour-vision deficiency). The line
 // colour draws; the darker ink writes labels at >= 4.5:1 contrast on white.

@@ -21,17 +21,12 @@
 #include <cstdint>
 #include <string_view>
 
+#include "base/rng.h"
+
 namespace preflight::select {
 
-inline uint64_t SplitMix64(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-
 inline uint64_t BigramHash(uint64_t prev, uint64_t cur) {
-  return SplitMix64(prev * 0x9E3779B97F4A7C15ull ^ cur);
+  return Mix64(prev * 0x9E3779B97F4A7C15ull ^ cur);
 }
 
 inline uint32_t Bucket(uint64_t hash, uint32_t buckets) {
@@ -73,7 +68,7 @@ inline void ForEachTokenHash(std::string_view text, OnToken&& on_token) {
       h = (h ^ kByteClasses.lower[*p]) * 0x100000001B3ull;
       ++p;
     } while (p < end && kByteClasses.cls[*p] == cls);
-    on_token(SplitMix64(h ^ static_cast<uint64_t>(p - start)));
+    on_token(Mix64(h ^ static_cast<uint64_t>(p - start)));
   }
 }
 
@@ -81,7 +76,7 @@ inline void ForEachTokenHash(std::string_view text, OnToken&& on_token) {
 inline uint64_t TokenHash(std::string_view token) {
   uint64_t h = 0xCBF29CE484222325ull;
   for (unsigned char c : token) h = (h ^ kByteClasses.lower[c]) * 0x100000001B3ull;
-  return SplitMix64(h ^ static_cast<uint64_t>(token.size()));
+  return Mix64(h ^ static_cast<uint64_t>(token.size()));
 }
 
 // Calls on_feature(bucket) for every unigram and (if ngrams >= 2) every bigram.

@@ -8,7 +8,7 @@
 namespace preflight::select {
 
 double UniformFor(uint64_t seed, uint64_t index) {
-  uint64_t x = SplitMix64(SplitMix64(seed) ^ (index * 0xD1B54A32D192ED03ull));
+  uint64_t x = Mix64(Mix64(seed) ^ (index * 0xD1B54A32D192ED03ull));
   return (static_cast<double>(x >> 11) + 0.5) * 0x1.0p-53;
 }
 

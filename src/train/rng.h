@@ -8,19 +8,16 @@
 #include <cmath>
 #include <cstdint>
 
+#include "base/rng.h"
+
 namespace preflight::train {
 
 class Rng {
  public:
   // Expands `seed` into the 256-bit state with SplitMix64 (never all zero).
   explicit Rng(uint64_t seed = 0) {
-    for (auto& word : state_) {
-      seed += 0x9e3779b97f4a7c15ULL;
-      uint64_t z = seed;
-      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-      z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-      word = z ^ (z >> 31);
-    }
+    SplitMix64 expand(seed);
+    for (auto& word : state_) word = expand.Next();
   }
 
   // xoshiro256**: the next 64 random bits.

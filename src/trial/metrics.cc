@@ -7,6 +7,8 @@
 #include <set>
 #include <sstream>
 
+#include "base/rng.h"
+
 namespace preflight::trial {
 
 nlohmann::json BootstrapOptions::ToJson() const {
@@ -53,19 +55,6 @@ double NearestRank(const std::vector<double>& sorted, double q) {
   return sorted[std::min(index, sorted.size() - 1)];
 }
 
-std::string WithThousands(int64_t v) {
-  std::string digits = std::to_string(v < 0 ? -v : v);
-  std::string out;
-  int count = 0;
-  for (auto it = digits.rbegin(); it != digits.rend(); ++it) {
-    if (count > 0 && count % 3 == 0) out.push_back(',');
-    out.push_back(*it);
-    ++count;
-  }
-  if (v < 0) out.push_back('-');
-  std::reverse(out.begin(), out.end());
-  return out;
-}
 
 std::string KeepPhrase(double keep) {
   if (std::abs(keep - 0.25) < 1e-12) return "quarter";
@@ -73,17 +62,6 @@ std::string KeepPhrase(double keep) {
   return fmt::format("{:g}%", keep * 100);
 }
 
-std::string FormatBytes(int64_t bytes) {
-  if (bytes <= 0) return "unknown size";
-  const char* units[] = {"bytes", "kB", "MB", "GB", "TB"};
-  double v = static_cast<double>(bytes);
-  int u = 0;
-  while (v >= 1000 && u < 4) {
-    v /= 1000;
-    ++u;
-  }
-  return u == 0 ? fmt::format("{} bytes", bytes) : fmt::format("{:.1f} {}", v, units[u]);
-}
 
 std::string IntervalPhrase(const Interval& ci, double level) {
   int pct = static_cast<int>(std::lround(level * 100));
@@ -111,26 +89,6 @@ std::string Wrap(const std::string& text, size_t width, const std::string& inden
 }
 
 }  // namespace
-
-uint64_t SplitMix64::Next() {
-  uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
-uint64_t SplitMix64::Below(uint64_t n) {
-  return static_cast<uint64_t>((static_cast<unsigned __int128>(Next()) * n) >> 64);
-}
-
-uint64_t Fnv1a64(const std::string& s) {
-  uint64_t h = 0xcbf29ce484222325ULL;
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 0x100000001b3ULL;
-  }
-  return h;
-}
 
 Status ValidateCurve(const Curve& curve, const std::string& what) {
   if (curve.steps.empty()) return Status::InvalidArgument(what + ": the eval curve is empty");
@@ -490,54 +448,27 @@ nlohmann::json TrialResultToJson(const TrialResult& r) {
   return out;
 }
 
-std::string FormatPercent(double fraction) {
-  if (std::isnan(fraction)) return "undefined";
-  if (!Finite(fraction)) return fraction < 0 ? "never caught up" : "unbounded";
-  std::string s = fmt::format("{:.1f}%", fraction * 100);
-  return s == "-0.0%" ? "0.0%" : s;
-}
 
-std::string FormatSteps(double steps) {
-  if (std::isnan(steps)) return "undefined";
-  if (!Finite(steps)) return "never";
-  double whole = std::floor(steps);
-  if (steps == whole) return WithThousands(static_cast<int64_t>(whole));
-  // One decimal, carried into the integer part when it rounds up (999.96 -> "1,000.0").
-  int64_t tenths = std::llround(steps * 10);
-  return fmt::format("{}.{}", WithThousands(tenths / 10), tenths % 10);
-}
 
-std::string FormatFlops(double flops) {
-  if (std::isnan(flops)) return "undefined";
-  if (!Finite(flops)) return "never";
-  const char* prefixes[] = {"", "k", "M", "G", "T", "P", "E", "Z"};
-  int p = 0;
-  double v = flops;
-  while (std::abs(v) >= 999.5 && p < 7) {
-    v /= 1000;
-    ++p;
-  }
-  return fmt::format("{:.3g} {}FLOP", v, prefixes[p]);
-}
 
 std::string Falsifier(const LabQuestion& q) {
   return fmt::format(
       "The curated arm ({}) does not reach L*, the random arm's best mean held-out loss, within "
       "S = {} training steps. Fixed before training.",
-      q.selector.empty() ? "curated" : q.selector, WithThousands(q.steps));
+      q.selector.empty() ? "curated" : q.selector, FormatInt(q.steps));
 }
 
 nlohmann::json BuildLabRecord(const LabQuestion& q, const TrialResult& r) {
   const std::string keep = KeepPhrase(q.keep);
   const std::string model = q.model_params > 0 ? fmt::format("the {} model ({} parameters)",
-                                                             q.model, WithThousands(q.model_params))
+                                                             q.model, FormatInt(q.model_params))
                                                : fmt::format("the {} model", q.model);
   nlohmann::json record;
   record["question"] = fmt::format(
       "Does training {} on the {} of the pool ({}) that {} selects for {} reach the best "
       "held-out loss of a random {} of the same bytes in fewer steps, and does it still save "
       "compute after paying for the selection?",
-      model, keep, q.pool.empty() ? FormatBytes(q.pool_bytes) : q.pool, q.selector, q.target, keep);
+      model, keep, q.pool.empty() ? FormatDecimalBytes(q.pool_bytes) : q.pool, q.selector, q.target, keep);
   record["falsifier"] = Falsifier(q);
 
   nlohmann::json does_not_show = nlohmann::json::array();
@@ -545,14 +476,14 @@ nlohmann::json BuildLabRecord(const LabQuestion& q, const TrialResult& r) {
       "Whether the saving holds for larger models: this trial trained only {}.", model));
   does_not_show.push_back(
       fmt::format("Whether it holds for a larger or different pool: the pool held {}.",
-                  FormatBytes(q.pool_bytes)));
+                  FormatDecimalBytes(q.pool_bytes)));
   does_not_show.push_back(
       "Anything measured at larger scales: projections of this saving to larger models or "
       "corpora are arithmetic on these numbers, not measurements.");
   does_not_show.push_back(fmt::format(
       "Quality on anything but the held-out evaluation text of {} ({}): bits per byte on it is "
       "the only quality measured.",
-      q.target, FormatBytes(q.eval_bytes)));
+      q.target, FormatDecimalBytes(q.eval_bytes)));
   if (r.arms.size() == 2) {
     does_not_show.push_back(fmt::format(
         "Whether {} is the best way to curate: only it and a random sample were compared.",

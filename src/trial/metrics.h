@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "base/format.h"
 #include "base/status.h"
 
 namespace preflight::trial {
@@ -174,22 +175,6 @@ Result<TrialResult> ComputeTrial(const TrialInputs& inputs);
 // reported: a saving between runs of different compute means nothing.
 Status CheckComputeMatched(const std::vector<RunCompute>& runs);
 
-// The splitmix64 generator (Steele, Lea, Flood 2014): the bootstrap's only source of
-// randomness, specified so any implementation can reproduce the interval.
-class SplitMix64 {
- public:
-  explicit SplitMix64(uint64_t seed) : state_(seed) {}
-  uint64_t Next();
-  // A draw in [0, n) by multiply-shift: floor(Next() * n / 2^64). n >= 1.
-  uint64_t Below(uint64_t n);
-
- private:
-  uint64_t state_;
-};
-
-// FNV-1a 64-bit of the bytes of s: mixes an arm's name into its bootstrap stream.
-uint64_t Fnv1a64(const std::string& s);
-
 // JSON of the results. Non-finite numbers (never caught up, undefined) are written as null.
 // TrialResultToJson carries the DESIGN.md keys (compute_saved{gross,net,ci95,...}, caught_up,
 // l_star, t_random, t_curated) for the primary comparison (the first non-baseline arm) and
@@ -221,11 +206,5 @@ nlohmann::json BuildLabRecord(const LabQuestion& question, const TrialResult& re
 
 // The lab record as text, summary first, wrapped at 100 columns.
 std::string LabRecordText(const nlohmann::json& record);
-
-// Formatting shared with the report: "42.5%", "never caught up", "1,234", "1,234.5".
-std::string FormatPercent(double fraction);
-std::string FormatSteps(double steps);
-// Engineering notation with an SI prefix: 1.23e12 -> "1.23 TFLOP".
-std::string FormatFlops(double flops);
 
 }  // namespace preflight::trial

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <set>
 
+#include "base/rng.h"
+
 namespace preflight::trial {
 namespace {
 

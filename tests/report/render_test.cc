@@ -115,9 +115,9 @@ TEST_F(ChromiumRender, ScreenshotAndDomShowThePlotAndTheNumbers) {
   EXPECT_NE(dom->find("id=\"numbers\""), std::string::npos);
   EXPECT_NE(dom->find("id=\"lab-record\""), std::string::npos);
   const trial::Comparison& c = data.result.comparisons[0];
-  EXPECT_NE(dom->find(trial::FormatPercent(c.saving.gross)), std::string::npos);
-  EXPECT_NE(dom->find(trial::FormatPercent(c.saving.net)), std::string::npos);
-  EXPECT_NE(dom->find(trial::FormatSteps(c.saving.t_arm)), std::string::npos);
+  EXPECT_NE(dom->find(FormatPercent(c.saving.gross)), std::string::npos);
+  EXPECT_NE(dom->find(FormatPercent(c.saving.net)), std::string::npos);
+  EXPECT_NE(dom->find(FormatSteps(c.saving.t_arm)), std::string::npos);
 }
 
 }  // namespace

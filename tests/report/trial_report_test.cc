@@ -54,11 +54,11 @@ TEST(RenderTrialReport, HasThePlotTheNumbersAndTheLabRecord) {
   EXPECT_EQ(m[1].str()[0], 'M');
   // The numbers, formatted as the table shows them.
   EXPECT_NE(html.find(fmt::format("{:.4f} bpb", c.saving.l_star)), std::string::npos);
-  EXPECT_NE(html.find(trial::FormatSteps(c.saving.t_arm)), std::string::npos);
-  EXPECT_NE(html.find(trial::FormatPercent(c.saving.gross)), std::string::npos);
-  EXPECT_NE(html.find(trial::FormatPercent(c.saving.net)), std::string::npos);
+  EXPECT_NE(html.find(FormatSteps(c.saving.t_arm)), std::string::npos);
+  EXPECT_NE(html.find(FormatPercent(c.saving.gross)), std::string::npos);
+  EXPECT_NE(html.find(FormatPercent(c.saving.net)), std::string::npos);
   EXPECT_NE(
-      html.find(trial::FormatPercent(c.ci.net.lo) + " to " + trial::FormatPercent(c.ci.net.hi)),
+      html.find(FormatPercent(c.ci.net.lo) + " to " + FormatPercent(c.ci.net.hi)),
       std::string::npos);
   EXPECT_NE(html.find("41.5 core-s"), std::string::npos);
   EXPECT_NE(html.find("340 GFLOP"), std::string::npos);

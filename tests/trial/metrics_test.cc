@@ -137,16 +137,6 @@ TEST(MeanCurve, AveragesPointwiseAndRejectsDifferentSchedules) {
   EXPECT_FALSE(MeanCurve({C({0, 10}, {4})}).ok());
 }
 
-TEST(SplitMix64, KnownAnswers) {
-  // Reference outputs of splitmix64 seeded with 0 (Vigna's splitmix64.c).
-  SplitMix64 rng(0);
-  EXPECT_EQ(rng.Next(), 0xe220a8397b1dcdafULL);
-  EXPECT_EQ(rng.Next(), 0x6e789e6aa1b965f4ULL);
-  EXPECT_EQ(rng.Next(), 0x06c45d188009454fULL);
-  SplitMix64 draws(7);
-  for (int i = 0; i < 1000; ++i) EXPECT_LT(draws.Below(4), 4u);
-}
-
 // Four seeds per arm with some spread; curated clearly ahead.
 TrialInputs FourSeeds() {
   std::vector<Curve> random, curated;

@@ -1,11 +1,11 @@
-#include "cost/format.h"
+#include "base/format.h"
 
 #include <gtest/gtest.h>
 
-namespace preflight::cost {
+namespace preflight {
 namespace {
 
-TEST(CostFormat, Usd) {
+TEST(Format, Usd) {
   EXPECT_EQ(FormatUsd(4320000), "$4,320,000");
   EXPECT_EQ(FormatUsd(2.99), "$2.99");
   EXPECT_EQ(FormatUsd(0), "$0");
@@ -13,7 +13,7 @@ TEST(CostFormat, Usd) {
   EXPECT_EQ(FormatUsd(999.5), "$1,000");
 }
 
-TEST(CostFormat, ScientificAndCounts) {
+TEST(Format, ScientificAndCounts) {
   EXPECT_EQ(FormatSci(5.88e23), "5.88e23");
   EXPECT_EQ(FormatSci(6e23), "6e23");
   EXPECT_EQ(FormatSci(1.5), "1.5");
@@ -23,7 +23,7 @@ TEST(CostFormat, ScientificAndCounts) {
   EXPECT_EQ(FormatCount(950e6), "950M");
 }
 
-TEST(CostFormat, PlainAndBytes) {
+TEST(Format, PlainAndBytes) {
   EXPECT_EQ(FormatPlain(4.0), "4");
   EXPECT_EQ(FormatPlain(2.50), "2.5");
   EXPECT_EQ(FormatPlain(1234.567), "1,234.57");
@@ -32,4 +32,4 @@ TEST(CostFormat, PlainAndBytes) {
 }
 
 }  // namespace
-}  // namespace preflight::cost
+}  // namespace preflight

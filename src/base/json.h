@@ -1,0 +1,62 @@
+#pragma once
+// Reading typed values out of JSON that came from a file, without exceptions. JSON is for the
+// edges (manifests, receipts, run folders, specs); code inside works on typed structs, and this
+// is the one way in: every failure is a Corruption Status naming the file and the JSON path,
+// e.g. "out/trial.json: $.arms[1].seeds[0]: expected an integer, found a string".
+// A JsonReader refers to a node it does not own: keep the parsed document alive while reading.
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+
+namespace preflight {
+
+// Parses `text`; a syntax error is Corruption naming `source` and the byte offset.
+Result<nlohmann::json> ParseJson(std::string_view text, const std::string& source);
+// Reads and parses a whole file: NotFound if it is missing, Corruption if it is not JSON.
+Result<nlohmann::json> ReadJsonFile(const std::string& path);
+
+class JsonReader {
+ public:
+  JsonReader(const nlohmann::json& node, std::string file, std::string path = "$");
+
+  const nlohmann::json& node() const { return *node_; }
+  const std::string& file() const { return file_; }
+  const std::string& path() const { return path_; }
+  bool Has(std::string_view key) const;
+
+  // A required member (the node must be an object) or array element.
+  Result<JsonReader> Field(std::string_view key) const;
+  Result<JsonReader> At(size_t index) const;
+  // The node's elements; Corruption unless it is an array.
+  Result<std::vector<JsonReader>> Elements() const;
+
+  // This node as a value.
+  Result<std::string> AsString() const;
+  Result<double> AsNumber() const;  // null reads as NaN (how non-finite numbers are written)
+  Result<int64_t> AsInt() const;
+  Result<bool> AsBool() const;
+
+  // Shorthands for a required member.
+  Result<std::string> String(std::string_view key) const;
+  Result<double> Number(std::string_view key) const;
+  Result<int64_t> Int(std::string_view key) const;
+  Result<bool> Bool(std::string_view key) const;
+  Result<std::vector<double>> Numbers(std::string_view key) const;
+  Result<std::vector<int64_t>> Ints(std::string_view key) const;
+  Result<std::vector<std::string>> Strings(std::string_view key) const;
+
+  // Corruption "<file>: <path>: <what>".
+  Status Error(std::string_view what) const;
+
+ private:
+  const nlohmann::json* node_;
+  std::string file_;
+  std::string path_;
+};
+
+}  // namespace preflight

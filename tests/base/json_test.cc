@@ -1,0 +1,65 @@
+#include "base/json.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace preflight {
+namespace {
+
+TEST(Json, ParseErrorNamesSourceAndOffset) {
+  auto parsed = ParseJson("{\"a\": [1, 2,}", "run/trial.json");
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_EQ(parsed.status().kind(), Status::Kind::kCorruption);
+  EXPECT_NE(parsed.status().message().find("run/trial.json: not valid JSON at byte 13"),
+            std::string::npos)
+      << parsed.status().message();
+}
+
+TEST(Json, MissingFileIsNotFound) {
+  auto parsed = ReadJsonFile("/nonexistent/preflight/x.json");
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_EQ(parsed.status().kind(), Status::Kind::kNotFound);
+}
+
+TEST(Json, TypedGettersReadValues) {
+  auto doc = nlohmann::json::parse(
+      R"({"name": "x", "n": 3, "f": 2.5, "ok": true, "none": null,
+          "xs": [1, 2.5, null], "ids": [4, 5], "tags": ["a", "b"], "sub": {"k": 7}})");
+  JsonReader r(doc, "f.json");
+  EXPECT_EQ(r.String("name").value(), "x");
+  EXPECT_EQ(r.Int("n").value(), 3);
+  EXPECT_DOUBLE_EQ(r.Number("f").value(), 2.5);
+  EXPECT_TRUE(r.Bool("ok").value());
+  EXPECT_TRUE(std::isnan(r.Number("none").value()));
+  auto xs = r.Numbers("xs").value();
+  ASSERT_EQ(xs.size(), 3u);
+  EXPECT_TRUE(std::isnan(xs[2]));
+  EXPECT_EQ(r.Ints("ids").value(), (std::vector<int64_t>{4, 5}));
+  EXPECT_EQ(r.Strings("tags").value(), (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(r.Field("sub").value().Int("k").value(), 7);
+  EXPECT_TRUE(r.Has("sub"));
+  EXPECT_FALSE(r.Has("absent"));
+}
+
+TEST(Json, ErrorsNameFileAndPath) {
+  auto doc = nlohmann::json::parse(R"({"arms": [{"seeds": [1, "two"]}], "n": 1.5})");
+  JsonReader r(doc, "out/trial.json");
+  auto seeds = r.Field("arms").value().At(0).value().Ints("seeds");
+  ASSERT_FALSE(seeds.ok());
+  EXPECT_EQ(seeds.status().message(),
+            "out/trial.json: $.arms[0].seeds[1]: expected an integer, found a string");
+  EXPECT_EQ(r.Int("n").status().message(),
+            "out/trial.json: $.n: expected an integer, found a number");
+  EXPECT_EQ(r.String("missing").status().message(), "out/trial.json: $: missing \"missing\"");
+  EXPECT_EQ(r.Field("arms").value().At(3).status().message(),
+            "out/trial.json: $.arms: index 3 past the end of 1 elements");
+}
+
+TEST(ResultDeathTest, ValueOfFailedResultAborts) {
+  Result<int> failed = Status::NotFound("x.jsonl: no such file");
+  EXPECT_DEATH((void)failed.value(), "value\\(\\) of a failed Result: x.jsonl: no such file");
+}
+
+}  // namespace
+}  // namespace preflight
