@@ -7,11 +7,11 @@
 
 #include "base/clock.h"
 #include "base/file.h"
+#include "base/format.h"
 #include "base/sha256.h"
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "cost/cost_estimate.h"
-#include "base/format.h"
 #include "cost/hardware_catalog.h"
 #include "ledger/ledger.h"
 

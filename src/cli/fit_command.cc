@@ -6,9 +6,9 @@
 #include <string>
 
 #include "base/file.h"
+#include "base/format.h"
 #include "cli/commands.h"
 #include "cli/common.h"
-#include "base/format.h"
 #include "cost/law_fit.h"
 
 namespace preflight::cli {

@@ -1,87 +1,17 @@
 // preflight forecast: before any training step, should this trial curate or train on a random
 // sample? And `--calibrate`: refit the signal-to-verdict line on the ledger's trials.
+// (app/forecast_job.h, app/calibrate_job.h)
 
 #include <cstdio>
 
-#include "base/file.h"
+#include "app/calibrate_job.h"
+#include "app/forecast_job.h"
 #include "cli/commands.h"
 #include "cli/common.h"
-#include "cli/forecast_support.h"
 #include "cli/model_flags.h"
 #include "ledger/ledger.h"
 
 namespace preflight::cli {
-namespace {
-
-// Refits the calibration on the ledger's labelled trials and saves it beside the ledger.
-int Calibrate(const std::string& ledger_path, bool json) {
-  auto receipts = ledger::ReadAll(ledger_path);
-  std::vector<forecast::Example> examples;
-  if (receipts.ok()) examples = forecast::ExamplesFromReceipts(*receipts);
-  nlohmann::json doc = {{"examples", examples.size()}, {"ledger", ledger_path}};
-  if (examples.size() < 4) {
-    forecast::Calibration d = forecast::DefaultCalibration();
-    doc["calibration"] = d.ToJson();
-    doc["saved"] = nullptr;
-    doc["message"] =
-        "fewer than 4 trials in the ledger tested a forecast; forecasts use the "
-        "default calibration, fitted on the built-in battery";
-    if (json) {
-      EmitJson(doc);
-    } else {
-      std::printf(
-          "calibrate: %zu labelled trials in %s: too few (4 needed).\n"
-          "Forecasts use the default calibration: %s (%d trials).\n",
-          examples.size(), ledger_path.c_str(), d.source.c_str(), d.examples);
-    }
-    return 0;
-  }
-  const auto& candidates = forecast::CandidateSignals();
-  auto fit = forecast::Calibrate(
-      examples, candidates,
-      "ledger " + ledger_path + ": " + std::to_string(examples.size()) + " trials");
-  if (!fit.ok()) return Fail("forecast", fit.status());
-  const std::string path = CalibrationPath(ledger_path);
-  Status saved = WriteFileAtomically(path, fit->ToJson().dump(2) + "\n");
-  if (!saved.ok()) return Fail("forecast", saved);
-  doc["calibration"] = fit->ToJson();
-  doc["saved"] = path;
-  // How it would have done on each trial had that trial been new.
-  auto loo = forecast::LeaveOneOut(examples, candidates);
-  if (loo.ok()) {
-    int right = 0, decided = 0;
-    for (size_t i = 0; i < examples.size(); ++i) {
-      auto correct = ForecastCorrect((*loo)[i].verdict,
-                                     examples[i].net ? nlohmann::json(*examples[i].net) : nullptr);
-      if (correct.is_null()) continue;
-      ++decided;
-      right += correct.get<bool>();
-    }
-    doc["leave_one_out"] = {{"right", right},
-                            {"decided", decided},
-                            {"abstained", static_cast<int>(examples.size()) - decided}};
-  }
-  if (json) {
-    EmitJson(doc);
-  } else {
-    std::printf("calibrate: learned from %zu trials in %s\n", examples.size(), ledger_path.c_str());
-    std::printf(
-        "  verdict from the sign of %s (%s); predicted net saving = %.2f x %s "
-        "(residual sd %.3f)\n",
-        fit->signal.c_str(), fit->mode == "point" ? "its value" : "its interval", fit->slope,
-        fit->signal.c_str(), fit->residual_sd);
-    if (doc.contains("leave_one_out")) {
-      std::printf("  leave-one-out: %d of %d decided right, %d abstained\n",
-                  doc["leave_one_out"]["right"].get<int>(),
-                  doc["leave_one_out"]["decided"].get<int>(),
-                  doc["leave_one_out"]["abstained"].get<int>());
-    }
-    std::printf("  saved to %s (forecasts beside this ledger use it)\n", path.c_str());
-  }
-  return 0;
-}
-
-}  // namespace
 
 int RunForecast(int argc, char** argv) {
   CLI::App app;
@@ -135,8 +65,17 @@ int RunForecast(int argc, char** argv) {
   if (int code = Parse(app, argc, argv); code >= 0) return code;
 
   if (calibrate) {
-    if (c.pool.empty()) return Calibrate(ledger_path, json);
-    if (int code = Calibrate(ledger_path, false); code != 0) return code;
+    auto fit = app::RunCalibrateJob(ledger_path);
+    if (!fit.ok()) return Fail("forecast", fit.status());
+    if (c.pool.empty()) {
+      if (json) {
+        EmitJson(app::CalibrateJson(*fit));
+      } else {
+        std::printf("%s", app::CalibrateText(*fit).c_str());
+      }
+      return 0;
+    }
+    std::printf("%s", app::CalibrateText(*fit).c_str());
   }
   if (c.pool.empty() || c.target_select.empty()) {
     return Fail("forecast", Status::InvalidArgument("--pool and --target-select are required "
@@ -146,15 +85,17 @@ int RunForecast(int argc, char** argv) {
   if (!resolved.ok()) return Fail("forecast", resolved.status());
   c.model = *resolved;
   c.model_name = model.name;
-  auto calibration = LoadCalibration(ledger_path);
+  auto calibration = app::LoadCalibration(ledger_path);
   if (!calibration.ok()) return Fail("forecast", calibration.status());
   c.calibration = *calibration;
-  auto run = RunForecastWithReceipt(c, ledger_path, quiet);
-  if (!run.ok()) return Fail("forecast", run.status());
+  auto job = app::RunForecastJob(c, ledger_path, std::nullopt, [&](const std::string& s) {
+    if (!quiet) std::fprintf(stderr, "forecast: %s\n", s.c_str());
+  });
+  if (!job.ok()) return Fail("forecast", job.status());
   if (json) {
-    EmitJson(run->summary);
+    EmitJson(app::ForecastJson(*job));
   } else {
-    std::printf("%s", ForecastSummaryText(*run).c_str());
+    std::printf("%s", app::ForecastText(*job).c_str());
   }
   return 0;
 }

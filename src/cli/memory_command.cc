@@ -6,9 +6,9 @@
 #include <optional>
 #include <string>
 
+#include "base/format.h"
 #include "cli/commands.h"
 #include "cli/common.h"
-#include "base/format.h"
 #include "cost/hardware_catalog.h"
 #include "cost/memory_estimate.h"
 
@@ -114,9 +114,8 @@ int RunMemory(int argc, char** argv) {
   PrintLine(out, "weights (bf16, 2 B/param)", t.weights, "");
   PrintLine(out, "gradients (bf16, 2 B/param)", t.gradients, "");
   PrintLine(out, "optimizer (fp32, 12 B/param)", t.optimizer, "master weights + Adam m + v");
-  PrintLine(
-      out, "activations", t.activations,
-      FormatBytes(t.activations_per_layer) + " per layer x " + std::to_string(shape.layers));
+  PrintLine(out, "activations", t.activations,
+            FormatBytes(t.activations_per_layer) + " per layer x " + std::to_string(shape.layers));
   PrintLine(out, "total", t.total(), "before framework workspace and fragmentation");
   std::fprintf(out, "inference (whole model): batch %d x context %d\n", infer.batch, infer.context);
   PrintLine(out, "weights fp16 (2 B/param)", i.weights_fp16, "");

@@ -6,9 +6,9 @@
 #include <optional>
 #include <string>
 
+#include "base/format.h"
 #include "cli/commands.h"
 #include "cli/common.h"
-#include "base/format.h"
 #include "cost/hardware_catalog.h"
 #include "cost/plan.h"
 

@@ -2,11 +2,11 @@
 
 #include <cstdio>
 
+#include "app/select_receipt.h"
 #include "base/file.h"
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "cli/progress.h"
-#include "cli/selection_receipt.h"
 #include "ledger/ledger.h"
 #include "select/selector.h"
 #ifdef PREFLIGHT_HAVE_DIST
@@ -94,8 +94,8 @@ int RunSelect(int argc, char** argv) {
   }
   if (!leader) return 0;
   const nlohmann::json& m = result->manifest;
-  const std::string manifest_path = ManifestPath(o);
-  auto hash = AppendSelectionReceipt(o, *result, ledger_path);
+  const std::string manifest_path = app::ManifestPath(o);
+  auto hash = app::AppendSelectionReceipt(o, *result, ledger_path);
   if (!hash.ok()) return Fail("select", hash.status());
   if (json) {
     EmitJson(

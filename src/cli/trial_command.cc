@@ -1,87 +1,81 @@
 // preflight trial: train the curated and the random arm, four seeds each, and measure the
-// compute the curated arm saved, net of what the selection cost.
+// compute the curated arm saved, net of what the selection cost (app/trial_job.h).
 
-#include <cmath>
 #include <cstdio>
 
+#include "app/trial_job.h"
 #include "cli/commands.h"
 #include "cli/common.h"
-#include "cli/progress.h"
-#include "cli/trial_support.h"
+#include "cli/model_flags.h"
+#include "cli/trial_observer.h"
 #include "ledger/ledger.h"
 #include "train/schedule.h"
 
 namespace preflight::cli {
 namespace {
 
-// A schedule trial (doc/schedules.md): runs it with a progress line, writes report.html and
-// appends the receipt. (Data trials go through trial_support.cc, which battery and demo share.)
-Result<TrialRun> RunScheduleTrialWithReceipt(const trial::TrialConfig& config,
-                                             const std::string& ledger_path, bool quiet) {
-  auto outcome = RunTrialWithProgress(config, quiet);
-  if (!outcome.ok()) return outcome.status();
-  if (!outcome->leader) return TrialRun{std::move(*outcome), nullptr, ""};
+struct TrialFlags {
+  trial::TrialConfig config;
+  ModelFlags model;
+  std::vector<std::string> arm_b;
+  std::string sweep;
+  std::string ledger_path = ledger::DefaultLedgerPath();
+  bool json = false, quiet = false;
+};
 
-  PF_RETURN_IF_ERROR(WriteTrialReport(*outcome));
-
-  TrialRun run;
-  PF_ASSIGN_OR_RETURN(run.receipt_hash,
-                      AppendTrialReceipt(config, *outcome, outcome->result, ledger_path));
-  const nlohmann::json& r = outcome->result;
-  run.summary = {{"kind", "schedule"},
-                 {"compute_saved", r["compute_saved"]},
-                 {"caught_up", r["caught_up"]},
-                 {"l_star", r["l_star"]},
-                 {"t_baseline", r["t_baseline"]},
-                 {"t_arm", r["t_arm"]},
-                 {"comparisons", r["comparisons"]},
-                 {"verdict", r["verdict"]},
-                 {"lab_record", r["lab_record"]},
-                 {"report", outcome->report_path},
-                 {"receipt", run.receipt_hash},
-                 {"reused_runs", outcome->reused_runs},
-                 {"cost", {{"core_seconds", outcome->core_seconds}, {"flops", outcome->flops}}}};
-  run.outcome = std::move(*outcome);
-  return run;
+void AddFlags(CLI::App& app, TrialFlags& f) {
+  trial::TrialConfig& c = f.config;
+  app.add_option("--pool", c.pool, "pool files or folders (JSONL)")->required();
+  app.add_option("--target-select", c.target_select, "target documents the selector may read")
+      ->required();
+  app.add_option("--target-eval", c.target_eval, "held-out target documents (evaluation only)")
+      ->required();
+  app.add_option("--target-name", c.target_name, "a name for the target in the lab record");
+  app.add_option("--selector", c.selector, "dsir | classifier | first")->capture_default_str();
+  app.add_option("--keep", c.keep, "fraction of the pool's bytes per arm")->capture_default_str();
+  app.add_option("--selection-seed", c.selection_seed, "seed of the selections")
+      ->capture_default_str();
+  app.add_option("--baseline", c.baseline, "'first': add the first quarter as a third arm");
+  app.add_option("--seeds", c.seeds, "runs per arm (seeds 1..N, paired across arms)")
+      ->capture_default_str();
+  f.model.Add(app);
+  app.add_option("--steps", c.steps, "training steps per run (S)")->capture_default_str();
+  app.add_option("--eval-every", c.eval_every, "steps between evals (0 = steps/20)")
+      ->capture_default_str();
+  app.add_option("--eval-windows", c.eval_max_windows, "eval windows (0 = all of the eval file)")
+      ->capture_default_str();
+  app.add_option("--lr", c.lr, "peak learning rate")->capture_default_str();
+  app.add_option("--threads", c.threads, "threads")->capture_default_str();
+  app.add_option("--arm-b", f.arm_b,
+                 "a schedule arm against a plain baseline on the same data (repeatable), e.g. "
+                 "'freeze:blocks=0-1@0.7', 'earlystop:patience=3'");
+  app.add_option("--sweep", f.sweep,
+                 "fixed freeze steps to sweep, one arm each: 'freeze:<parts>@f1,f2,...'");
+  app.add_option("--data", c.schedule_data,
+                 "schedule trials: what both arms train on: random | curated | pool")
+      ->capture_default_str();
+  app.add_option("--out", c.out_dir, "run folder (resumable)")->required();
+  app.add_option("--ledger", f.ledger_path, "receipt ledger")->capture_default_str();
+  app.add_flag("--json", f.json, "print one JSON document on stdout");
+  app.add_flag("--quiet", f.quiet, "no progress on stderr");
 }
 
-std::string ScheduleSummaryText(const TrialRun& run) {
-  const trial::ScheduleTrialResult& r = run.outcome.schedule;
-  std::string out = run.outcome.lab_record.value("summary", std::string()) + "\n\n";
-  char line[512];
-  std::snprintf(line, sizeof(line), "  %-44s %8s %8s %6s %10s %8s %8s %14s\n", "schedule",
-                "frozen@", "FLOPs", "t_C", "FLOPs net", "core-s", "wall", "at equal FLOPs");
-  out += line;
-  auto pct = [](const trial::ScheduleComparison& c, double v) {
-    return c.caught_up ? FormatPercent(v) : std::string("never");
-  };
-  for (const auto& c : r.comparisons) {
-    std::string frozen = c.kind == "earlystop"
-                             ? std::to_string(c.stopped_runs) + " stop"
-                             : (c.frozen_runs > 0 ? FormatSteps(std::round(c.frozen_at))
-                                                  : std::string("never"));
-    const std::string spent =
-        FormatPercent(c.total_flops_arm / c.total_flops_baseline - 1.0);
-    char delta[32];
-    std::snprintf(delta, sizeof(delta), "%+.4f bpb", c.loss_at_equal_compute);
-    std::snprintf(line, sizeof(line), "  %-44s %8s %8s %6s %10s %8s %8s %14s\n", c.schedule.c_str(),
-                  frozen.c_str(), spent.c_str(),
-                  c.caught_up ? FormatSteps(c.t_arm).c_str() : "never",
-                  pct(c, c.net).c_str(), pct(c, c.net_core_seconds).c_str(),
-                  pct(c, c.net_wall).c_str(), delta);
-    out += line;
+// The model and the schedule arms from their flags.
+Status Resolve(TrialFlags& f) {
+  trial::TrialConfig& c = f.config;
+  PF_ASSIGN_OR_RETURN(c.model, f.model.Resolve());
+  c.model_name = f.model.name;
+  for (const std::string& spec : f.arm_b) {
+    PF_ASSIGN_OR_RETURN(train::Schedule s, train::ParseSchedule(spec, c.model.layers));
+    if (s.empty()) return Status::InvalidArgument("--arm-b needs a schedule");
+    c.schedules.push_back(s.ToString());
   }
-  if (!r.comparisons.empty()) {
-    std::snprintf(line, sizeof(line), "  baseline reaches L* = %.4f bits/byte at step %s\n",
-                  r.comparisons[0].l_star, FormatSteps(r.comparisons[0].t_baseline).c_str());
-    out += line;
+  if (!f.sweep.empty()) {
+    PF_ASSIGN_OR_RETURN(std::vector<std::string> specs,
+                        train::ExpandSweep(f.sweep, c.model.layers));
+    c.schedules.insert(c.schedules.end(), specs.begin(), specs.end());
   }
-  if (!r.verdict.text.empty()) out += "\n" + r.verdict.text + "\n";
-  std::snprintf(line, sizeof(line),
-                "\n  report                     %s\n  receipt                    %s\n",
-                run.outcome.report_path.c_str(), run.receipt_hash.substr(0, 16).c_str());
-  out += line;
-  return out;
+  return Status::Ok();
 }
 
 }  // namespace
@@ -117,90 +111,21 @@ int RunTrial(int argc, char** argv) {
       "      --target-eval data/brown/targets/cj.eval.jsonl --model small --steps 300 \\\n"
       "      --sweep 'freeze:blocks=0-1@0.5,0.7,0.9' \\\n"
       "      --arm-b 'freeze:blocks=0-1@adaptive:threshold=0.02' --out runs/cj-freeze");
-  trial::TrialConfig c;
-  ModelFlags model;
-  bool json = false, quiet = false;
-  std::string ledger_path = ledger::DefaultLedgerPath();
-  app.add_option("--pool", c.pool, "pool files (JSONL)")->required();
-  app.add_option("--target-select", c.target_select, "target documents the selector may read")
-      ->required();
-  app.add_option("--target-eval", c.target_eval, "held-out target documents (evaluation only)")
-      ->required();
-  app.add_option("--target-name", c.target_name, "a name for the target in the lab record");
-  app.add_option("--selector", c.selector, "dsir | classifier | first")->capture_default_str();
-  app.add_option("--keep", c.keep, "fraction of the pool's bytes per arm")->capture_default_str();
-  app.add_option("--selection-seed", c.selection_seed, "seed of the selections")
-      ->capture_default_str();
-  app.add_option("--baseline", c.baseline, "'first': add the first quarter as a third arm");
-  app.add_option("--seeds", c.seeds, "runs per arm (seeds 1..N, paired across arms)")
-      ->capture_default_str();
-  model.Add(app);
-  app.add_option("--steps", c.steps, "training steps per run (S)")->capture_default_str();
-  app.add_option("--eval-every", c.eval_every, "steps between evals (0 = steps/20)")
-      ->capture_default_str();
-  app.add_option("--eval-windows", c.eval_max_windows, "eval windows (0 = all of the eval file)")
-      ->capture_default_str();
-  app.add_option("--lr", c.lr, "peak learning rate")->capture_default_str();
-  app.add_option("--threads", c.threads, "threads")->capture_default_str();
-  std::vector<std::string> arm_b;
-  std::string sweep;
-  app.add_option("--arm-b", arm_b,
-                 "a schedule arm against a plain baseline on the same data (repeatable), e.g. "
-                 "'freeze:blocks=0-1@0.7', 'earlystop:patience=3'");
-  app.add_option("--sweep", sweep,
-                 "fixed freeze steps to sweep, one arm each: 'freeze:<parts>@f1,f2,...'");
-  app.add_option("--data", c.schedule_data,
-                 "schedule trials: what both arms train on: random | curated | pool")
-      ->capture_default_str();
-  app.add_option("--out", c.out_dir, "run folder (resumable)")->required();
-  app.add_option("--ledger", ledger_path, "receipt ledger")->capture_default_str();
-  app.add_flag("--json", json, "print one JSON document on stdout");
-  app.add_flag("--quiet", quiet, "no progress on stderr");
+  TrialFlags f;
+  AddFlags(app, f);
   if (int code = Parse(app, argc, argv); code >= 0) return code;
-
-  auto resolved = model.Resolve();
-  if (!resolved.ok()) return Fail("trial", resolved.status());
-  c.model = *resolved;
-  c.model_name = model.name;
-  for (const std::string& spec : arm_b) {
-    auto s = train::ParseSchedule(spec, c.model.layers);
-    if (!s.ok()) return Fail("trial", s.status());
-    if (s->empty()) return Fail("trial", Status::InvalidArgument("--arm-b needs a schedule"));
-    c.schedules.push_back(s->ToString());
+  if (Status st = Resolve(f); !st.ok()) return Fail("trial", st);
+  if (!f.quiet) {
+    if (Status st = PrintTrialEstimate(f.config, "trial"); !st.ok()) return Fail("trial", st);
   }
-  if (!sweep.empty()) {
-    auto specs = train::ExpandSweep(sweep, c.model.layers);
-    if (!specs.ok()) return Fail("trial", specs.status());
-    c.schedules.insert(c.schedules.end(), specs->begin(), specs->end());
-  }
-  const bool schedule_trial = !c.schedules.empty();
-  if (!quiet && IsLeaderProcess()) {
-    auto estimate = trial::EstimateTrialSeconds(c);
-    if (!estimate.ok()) return Fail("trial", estimate.status());
-    const int arms =
-        schedule_trial ? 1 + static_cast<int>(c.schedules.size()) : (c.baseline == "first" ? 3 : 2);
-    std::fprintf(stderr,
-                 "trial: %d runs of %lld steps (%s model); estimated %s on this machine%s\n",
-                 arms * c.seeds, static_cast<long long>(c.steps), model.name.c_str(),
-                 HumanDuration(*estimate).c_str(),
-                 schedule_trial ? " (an upper bound: frozen steps cost less)" : "");
-  }
-  if (schedule_trial) {
-    auto run = RunScheduleTrialWithReceipt(c, ledger_path, quiet);
-    if (!run.ok()) return Fail("trial", run.status());
-    if (json) {
-      EmitJson(run->summary);
-    } else {
-      std::printf("%s", ScheduleSummaryText(*run).c_str());
-    }
-    return 0;
-  }
-  auto run = RunTrialWithReceipt(c, ledger_path, quiet);
-  if (!run.ok()) return Fail("trial", run.status());
-  if (json) {
-    EmitJson(run->summary);
+  TrialProgressBar bar(f.quiet);
+  auto job = app::RunTrialJob({f.config, f.ledger_path, true}, bar.Observer());
+  if (!job.ok()) return Fail("trial", job.status());
+  if (!job->outcome.leader) return 0;  // an MPI rank other than 0: rank 0 prints
+  if (f.json) {
+    EmitJson(app::TrialJson(*job));
   } else {
-    std::printf("%s", TrialSummaryText(*run).c_str());
+    std::printf("%s", app::TrialText(*job).c_str());
   }
   return 0;
 }

@@ -49,24 +49,12 @@ double Spend(const BatteryOutcome& r, const std::string& verdict) {
 
 }  // namespace
 
-Status FillCosts(const nlohmann::json& result, BatteryOutcome* row) {
-  try {
-    const double f = result.at("compute").at("core_seconds_per_step").get<double>();
-    const auto& arms = result.at("arm_data");
-    const double c_r = arms.at("random").at("selection_core_seconds").get<double>();
-    const double c_c = arms.at("curated").at("selection_core_seconds").get<double>();
-    const double t_r = result.at("t_random").get<double>();
-    const double steps = result.at("budget_steps").get<double>();
-    row->cost_random = t_r * f + c_r;
-    const auto& t_c = result.at("t_curated");
-    row->cost_curated =
-        t_c.is_number() ? t_c.get<double>() * f + c_c : steps * f + c_c + row->cost_random;
-  } catch (const nlohmann::json::exception& e) {
-    return Status::InvalidArgument(std::string("a trial result lacks what the value of the "
-                                               "forecast needs: ") +
-                                   e.what());
-  }
-  return Status::Ok();
+void FillCosts(const TrialCosts& c, BatteryOutcome* row) {
+  row->cost_random = c.t_random * c.core_seconds_per_step + c.selection_random;
+  row->cost_curated =
+      std::isfinite(c.t_curated)
+          ? c.t_curated * c.core_seconds_per_step + c.selection_curated
+          : c.budget_steps * c.core_seconds_per_step + c.selection_curated + row->cost_random;
 }
 
 nlohmann::json EvaluateForecasts(const std::vector<BatteryOutcome>& rows) {

@@ -32,8 +32,19 @@ struct BatteryOutcome {
   double cost_curated = 0;  // core-seconds, as above
 };
 
-// The costs above from a trial's result (runner.h's result JSON).
-Status FillCosts(const nlohmann::json& trial_result, BatteryOutcome* row);
+// What a trial measured that the value of the forecast needs, in core-seconds and steps.
+struct TrialCosts {
+  double core_seconds_per_step = 0;  // f
+  double selection_random = 0;       // c_R
+  double selection_curated = 0;      // c_C
+  double t_random = 0;               // t_R
+  double t_curated = 0;              // t_C; +inf when the curated arm never caught up
+  double budget_steps = 0;           // S
+};
+
+// The costs above: following random costs t_R f + c_R; following curate costs t_C f + c_C, or,
+// when the curated arm never caught up, its whole budget S f + c_C and then the random run.
+void FillCosts(const TrialCosts& costs, BatteryOutcome* row);
 
 // The summary (JSON; FormatEvaluation prints it). Leave-one-out needs at least 4 rows; with
 // fewer, "leave_one_out" is null.

@@ -105,8 +105,9 @@ nlohmann::json ForecastConfig::ToJson() const {
           {"calibration", calibration.ToJson()}};
 }
 
-Result<ForecastOutcome> RunForecast(const ForecastConfig& c,
-                                    const std::function<void(const std::string&)>& progress) {
+namespace {
+
+Status ValidateConfig(const ForecastConfig& c) {
   if (c.pool.empty()) return Status::InvalidArgument("--pool is required");
   if (c.target_select.empty()) return Status::InvalidArgument("--target-select is required");
   if (c.selector == "random") {
@@ -116,17 +117,16 @@ Result<ForecastOutcome> RunForecast(const ForecastConfig& c,
     return Status::InvalidArgument("--steps and --seeds must be >= 1");
   if (!(c.proxy_fraction > 0 && c.proxy_fraction <= 0.05)) {
     return Status::InvalidArgument(
-        "--proxy-fraction must be in (0, 0.05]: a forecast may cost "
-        "at most 5% of the trial's training compute");
+        "--proxy-fraction must be in (0, 0.05]: a forecast may cost at most 5% of the trial's "
+        "training compute");
   }
-  PF_RETURN_IF_ERROR(train::ValidateModel(c.model));
-  CostMeter meter;
-  PF_ASSIGN_OR_RETURN(WorkDir work, WorkDir::Make(c.work_dir));
+  return train::ValidateModel(c.model);
+}
 
-  // 1. The two arms the trial would train.
-  ForecastOutcome out;
-  nlohmann::json arms = nlohmann::json::object();
-  std::vector<std::string> curated, random;
+// The two arms the trial would train, made under `dir`.
+Result<ForecastArms> MakeArms(const ForecastConfig& c, const std::string& dir,
+                              const std::function<void(const std::string&)>& progress) {
+  ForecastArms arms;
   for (const auto& [name, kind] :
        {std::pair<std::string, std::string>{"curated", c.selector}, {"random", "random"}}) {
     if (progress) progress("select " + name + " (" + kind + ")");
@@ -135,25 +135,47 @@ Result<ForecastOutcome> RunForecast(const ForecastConfig& c,
     o.keep = c.keep;
     o.seed = c.selection_seed;
     o.threads = c.threads;
-    o.out_path = JoinPath(work.path(), name + ".jsonl");
+    o.out_path = JoinPath(dir, name + ".jsonl");
     PF_ASSIGN_OR_RETURN(select::SelectionResult s,
                         select::RunSelection(c.pool, {c.target_select}, o));
-    arms[name] = {{"selector", kind},
-                  {"kept_docs", s.kept_docs},
-                  {"kept_bytes", s.kept_bytes},
-                  {"core_seconds", s.core_seconds}};
-    if (name == "curated") out.inputs = select::ReceiptInputs(s.manifest["inputs"]);
-    PF_ASSIGN_OR_RETURN(std::vector<std::string> texts, ReadTexts(o.out_path));
-    (name == "curated" ? curated : random) = std::move(texts);
+    ForecastArm& arm = name == "curated" ? arms.curated : arms.random;
+    arm = {o.out_path, kind, s.kept_docs, s.kept_bytes, s.core_seconds};
+    if (name == "curated") arms.inputs = select::ReceiptInputs(s.manifest["inputs"]);
   }
-  PF_ASSIGN_OR_RETURN(std::vector<std::string> target, ReadTexts(c.target_select));
+  return arms;
+}
 
-  // 2. The signals.
-  if (progress) progress("byte n-gram statistics");
+nlohmann::json ArmJson(const ForecastArm& arm) {
+  return {{"selector", arm.selector},
+          {"kept_docs", arm.kept_docs},
+          {"kept_bytes", arm.kept_bytes},
+          {"core_seconds", arm.core_seconds}};
+}
+
+struct Measured {
   std::map<std::string, SignalValue> signals;
+  double train_core_seconds_per_step = 0;
+  nlohmann::json proxy = nullptr;
+};
+
+// The signals of the arms on T_sel, and f (the trial's CPU seconds per step).
+Result<Measured> MeasureSignals(const ForecastConfig& c, const std::vector<std::string>& curated,
+                                const std::vector<std::string>& random,
+                                const std::vector<std::string>& target, ForecastOutcome& out,
+                                const std::function<void(const std::string&)>& progress) {
+  Measured m;
+  if (progress) progress("byte n-gram statistics");
   for (int order : {1, 2}) {
     GainEstimate g = ByteNgramGain(curated, random, target, order);
-    signals[order == 1 ? "byte_unigram_gain" : "byte_bigram_gain"] = {g.gain, g.lo, g.hi};
+    m.signals[order == 1 ? "byte_unigram_gain" : "byte_bigram_gain"] = {g.gain, g.lo, g.hi};
+  }
+  if (!c.proxy) {
+    // f, timed: a few steps of the trial's model on the curated arm.
+    if (progress) progress("time a training step");
+    PF_ASSIGN_OR_RETURN(TimedStep timed, TimeTrainingStep(c, curated));
+    m.train_core_seconds_per_step = timed.core_seconds_per_step;
+    out.flops = timed.flops;
+    return m;
   }
   ProxyOptions p;
   p.model = c.model;
@@ -164,32 +186,29 @@ Result<ForecastOutcome> RunForecast(const ForecastConfig& c,
   p.eval_max_windows = c.eval_max_windows;
   p.lr = c.lr;
   p.threads = c.threads;
-  double train_core_seconds_per_step = 0;
-  nlohmann::json proxy_evidence = nullptr;
-  if (c.proxy) {
-    if (progress) progress("proxy runs (" + std::to_string(p.proxy_steps) + " steps per arm)");
-    PF_ASSIGN_OR_RETURN(ProxyResult proxy, ProxyGain(curated, random, target, p));
-    signals["proxy_gain"] = {proxy.gain, proxy.gain, proxy.gain};
-    train_core_seconds_per_step = proxy.train_core_seconds_per_step;
-    out.flops = proxy.flops;
-    proxy_evidence = {{"steps", p.proxy_steps},
-                      {"of_trial_steps", c.steps},
-                      {"seed", 1},
-                      {"eval", "target_select"},
-                      {"curated", RunToJson(proxy.curated)},
-                      {"random", RunToJson(proxy.random)},
-                      {"core_seconds", proxy.core_seconds},
-                      {"train_core_seconds_per_step", proxy.train_core_seconds_per_step}};
-  } else {
-    // f, timed: a few steps of the trial's model on the curated arm.
-    if (progress) progress("time a training step");
-    PF_ASSIGN_OR_RETURN(TimedStep timed, TimeTrainingStep(c, curated));
-    train_core_seconds_per_step = timed.core_seconds_per_step;
-    out.flops = timed.flops;
-  }
-  for (const auto& [name, x] : signals) out.signals[name] = SignalToJson(x);
-  auto chosen = signals.find(c.calibration.signal);
-  if (chosen == signals.end()) {
+  if (progress) progress("proxy runs (" + std::to_string(p.proxy_steps) + " steps per arm)");
+  PF_ASSIGN_OR_RETURN(ProxyResult proxy, ProxyGain(curated, random, target, p));
+  m.signals["proxy_gain"] = {proxy.gain, proxy.gain, proxy.gain};
+  m.train_core_seconds_per_step = proxy.train_core_seconds_per_step;
+  out.flops = proxy.flops;
+  m.proxy = {{"steps", p.proxy_steps},
+             {"of_trial_steps", c.steps},
+             {"seed", 1},
+             {"eval", "target_select"},
+             {"curated", RunToJson(proxy.curated)},
+             {"random", RunToJson(proxy.random)},
+             {"core_seconds", proxy.core_seconds},
+             {"train_core_seconds_per_step", proxy.train_core_seconds_per_step}};
+  return m;
+}
+
+// The verdict from the chosen signal, and the coverage guard. Returns the reason in words.
+Result<std::string> Decide(const ForecastConfig& c, const Measured& m,
+                           const std::vector<std::string>& random,
+                           const std::vector<std::string>& target, ForecastOutcome& out) {
+  for (const auto& [name, x] : m.signals) out.signals[name] = SignalToJson(x);
+  auto chosen = m.signals.find(c.calibration.signal);
+  if (chosen == m.signals.end()) {
     return Status::InvalidArgument("the calibration uses signal '" + c.calibration.signal +
                                    "', which this forecast did not measure" +
                                    (c.calibration.signal == "proxy_gain" ? " (add --proxy)" : ""));
@@ -199,26 +218,17 @@ Result<ForecastOutcome> RunForecast(const ForecastConfig& c,
   // gains' signs say; curating toward it buys nothing a random sample would not.
   const double coverage = ByteBigramCoverage(random, target);
   out.signals["byte_pair_coverage"] = {{"value", coverage}};
-  std::string reason = "the sign of " + c.calibration.signal + " (" + c.calibration.mode + ")";
-  if (coverage < kMinCoverage) {
-    out.prediction.verdict = "random";
-    out.prediction.strength = "clear";
-    reason = "the random quarter holds only " + std::to_string(static_cast<int>(100 * coverage)) +
-             "% of the target's byte pairs (< " +
-             std::to_string(static_cast<int>(100 * kMinCoverage)) +
-             "%): the pool has little like the target";
+  if (coverage >= kMinCoverage) {
+    return "the sign of " + c.calibration.signal + " (" + c.calibration.mode + ")";
   }
+  out.prediction.verdict = "random";
+  out.prediction.strength = "clear";
+  return "the random quarter holds only " + std::to_string(static_cast<int>(100 * coverage)) +
+         "% of the target's byte pairs (< " + std::to_string(static_cast<int>(100 * kMinCoverage)) +
+         "%): the pool has little like the target";
+}
 
-  // 3. The cost, measured, against the trial's training compute, estimated.
-  out.core_seconds = meter.core_seconds();
-  out.trial_core_seconds = train_core_seconds_per_step * static_cast<double>(2 * c.seeds * c.steps);
-  out.fraction_of_trial =
-      out.trial_core_seconds > 0 ? out.core_seconds / out.trial_core_seconds : 0;
-
-  out.evidence = {{"arms", arms},
-                  {"target_select_docs", target.size()},
-                  {"proxy", proxy_evidence},
-                  {"train_core_seconds_per_step", train_core_seconds_per_step}};
+void FillResult(const ForecastConfig& c, const std::string& reason, ForecastOutcome& out) {
   out.result = {{"verdict", out.prediction.verdict},
                 {"strength", out.prediction.strength},
                 {"reason", reason},
@@ -233,7 +243,46 @@ Result<ForecastOutcome> RunForecast(const ForecastConfig& c,
                  {{"core_seconds", out.core_seconds},
                   {"fraction_of_trial", out.fraction_of_trial},
                   {"trial_core_seconds_estimate", out.trial_core_seconds}}}};
+}
+
+}  // namespace
+
+Result<ForecastOutcome> ForecastOnArms(const ForecastConfig& c, const ForecastArms& arms,
+                                       const std::function<void(const std::string&)>& progress) {
+  PF_RETURN_IF_ERROR(ValidateConfig(c));
+  CostMeter meter;
+  ForecastOutcome out;
+  out.inputs = arms.inputs;
+  PF_ASSIGN_OR_RETURN(std::vector<std::string> curated, ReadTexts(arms.curated.path));
+  PF_ASSIGN_OR_RETURN(std::vector<std::string> random, ReadTexts(arms.random.path));
+  PF_ASSIGN_OR_RETURN(std::vector<std::string> target, ReadTexts(c.target_select));
+  PF_ASSIGN_OR_RETURN(Measured m, MeasureSignals(c, curated, random, target, out, progress));
+  PF_ASSIGN_OR_RETURN(std::string reason, Decide(c, m, random, target, out));
+
+  // The cost: measured here, plus the arms' selections when this forecast made them; against
+  // the trial's training compute, estimated.
+  out.core_seconds = meter.core_seconds() + arms.selection_core_seconds_charged;
+  out.trial_core_seconds =
+      m.train_core_seconds_per_step * static_cast<double>(2 * c.seeds * c.steps);
+  out.fraction_of_trial =
+      out.trial_core_seconds > 0 ? out.core_seconds / out.trial_core_seconds : 0;
+  out.evidence = {{"arms", {{"curated", ArmJson(arms.curated)}, {"random", ArmJson(arms.random)}}},
+                  {"target_select_docs", target.size()},
+                  {"proxy", m.proxy},
+                  {"train_core_seconds_per_step", m.train_core_seconds_per_step}};
+  FillResult(c, reason, out);
   return out;
+}
+
+Result<ForecastOutcome> RunForecast(const ForecastConfig& c,
+                                    const std::function<void(const std::string&)>& progress) {
+  PF_RETURN_IF_ERROR(ValidateConfig(c));
+  CostMeter meter;
+  PF_ASSIGN_OR_RETURN(WorkDir work, WorkDir::Make(c.work_dir));
+  PF_ASSIGN_OR_RETURN(ForecastArms arms, MakeArms(c, work.path(), progress));
+  // A forecast made on its own pays for its arms.
+  arms.selection_core_seconds_charged = meter.core_seconds();
+  return ForecastOnArms(c, arms, progress);
 }
 
 }  // namespace preflight::forecast

@@ -66,6 +66,28 @@ struct ForecastOutcome {
   nlohmann::json result;  // the receipt's result (DESIGN.md keys and the above)
 };
 
+// The two arms a forecast reads: the trial's own, or made by RunForecast.
+struct ForecastArm {
+  std::string path;  // JSONL
+  std::string selector;
+  uint64_t kept_docs = 0, kept_bytes = 0;
+  double core_seconds = 0;  // what making it cost (reported; charged only as below)
+};
+struct ForecastArms {
+  ForecastArm curated, random;
+  nlohmann::json inputs;  // pool and target_select: role, path, sha256, docs, bytes
+  // Selection cost the forecast pays for (its own arms); 0 when the trial made the arms and
+  // charges them to its arms itself.
+  double selection_core_seconds_charged = 0;
+};
+
+// The forecast of a trial whose arms are already made (the trial's own, so that each selection
+// is made once per trial). Reads the arms and T_sel only.
+Result<ForecastOutcome> ForecastOnArms(
+    const ForecastConfig& config, const ForecastArms& arms,
+    const std::function<void(const std::string& stage)>& progress = {});
+
+// Makes the two arms (under work_dir, or a temporary folder), then ForecastOnArms.
 Result<ForecastOutcome> RunForecast(
     const ForecastConfig& config,
     const std::function<void(const std::string& stage)>& progress = {});

@@ -20,7 +20,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr const char* kKinds[] = {"forecast", "selection", "trial", "battery", "cost"};
+constexpr const char* kKinds[] = {"forecast", "selection", "trial", "battery", "cost", "train"};
 constexpr const char* kCallerFields[] = {"kind", "inputs", "config", "result", "cost"};
 constexpr const char* kFilledFields[] = {"created_at", "tool", "prev", "hash"};
 
@@ -196,7 +196,7 @@ Status ValidateCallerReceipt(const json& r) {
   const json& kind = r["kind"];
   if (!kind.is_string() || std::find(std::begin(kKinds), std::end(kKinds),
                                      kind.get_ref<const std::string&>()) == std::end(kKinds)) {
-    return Invalid("'kind' must be one of forecast, selection, trial, battery, cost; got " +
+    return Invalid("'kind' must be one of forecast, selection, trial, battery, cost, train; got " +
                    CanonicalJson(kind));
   }
   const json& inputs = r["inputs"];
@@ -355,6 +355,28 @@ Result<nlohmann::json> Append(const std::string& ledger_path, nlohmann::json rec
     }
   }
   return receipt;
+}
+
+Status CheckAppendable(const std::string& ledger_path) {
+  std::string probe = ledger_path;
+  while (!PathExists(probe)) {
+    const std::string parent = DirName(probe);
+    if (parent == probe) break;
+    probe = parent;
+  }
+  const bool is_file = probe == ledger_path;
+  if (is_file && IsDirectory(probe)) {
+    return Status::InvalidArgument(ledger_path + ": is a folder; --ledger names a file");
+  }
+  if (!is_file && !IsDirectory(probe)) {
+    return Status::InvalidArgument(ledger_path + ": " + probe +
+                                   " is not a folder; choose another --ledger");
+  }
+  if (::access(probe.c_str(), W_OK) != 0) {
+    return Status::InvalidArgument(ledger_path + ": " + probe +
+                                   " is not writable; choose another --ledger");
+  }
+  return Status::Ok();
 }
 
 Result<VerifyReport> Verify(const std::string& ledger_path) {

@@ -55,13 +55,11 @@ double NearestRank(const std::vector<double>& sorted, double q) {
   return sorted[std::min(index, sorted.size() - 1)];
 }
 
-
 std::string KeepPhrase(double keep) {
   if (std::abs(keep - 0.25) < 1e-12) return "quarter";
   if (std::abs(keep - 0.5) < 1e-12) return "half";
   return fmt::format("{:g}%", keep * 100);
 }
-
 
 std::string IntervalPhrase(const Interval& ci, double level) {
   int pct = static_cast<int>(std::lround(level * 100));
@@ -448,9 +446,6 @@ nlohmann::json TrialResultToJson(const TrialResult& r) {
   return out;
 }
 
-
-
-
 std::string Falsifier(const LabQuestion& q) {
   return fmt::format(
       "The curated arm ({}) does not reach L*, the random arm's best mean held-out loss, within "
@@ -468,7 +463,8 @@ nlohmann::json BuildLabRecord(const LabQuestion& q, const TrialResult& r) {
       "Does training {} on the {} of the pool ({}) that {} selects for {} reach the best "
       "held-out loss of a random {} of the same bytes in fewer steps, and does it still save "
       "compute after paying for the selection?",
-      model, keep, q.pool.empty() ? FormatDecimalBytes(q.pool_bytes) : q.pool, q.selector, q.target, keep);
+      model, keep, q.pool.empty() ? FormatDecimalBytes(q.pool_bytes) : q.pool, q.selector, q.target,
+      keep);
   record["falsifier"] = Falsifier(q);
 
   nlohmann::json does_not_show = nlohmann::json::array();

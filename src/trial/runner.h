@@ -2,32 +2,33 @@
 // A trial: does training on the curated part of a pool reach the random part's quality with less
 // compute, and by how much after paying for the selection? (DESIGN.md, "The metrics, exactly".)
 //
-// RunTrial makes the arms (the selector's quarter, a random quarter of the same byte budget, and
-// optionally the first quarter), trains `seeds` runs per arm with paired seeds and identical
-// model, optimizer, schedule, steps, batch and context, evaluates every run on the held-out
-// target on one schedule, checks that the runs were compute-matched, and computes the savings,
-// the bootstrap interval and the lab record (metrics.h). It writes into out_dir:
-//   trial.json          the manifest: the config and what is done (rewritten atomically)
-//   arms/<arm>.jsonl    each arm's documents (+ .manifest.json, the selection's manifest)
-//   runs/<arm>-s<seed>/ each run's checkpoint and curve (train/trainer.h)
-//   result.json         the result (the receipt's "result")
-// and the caller renders report.html from the outcome (report/trial_report.h).
-// Resumable: a rerun of the same config reuses finished arms and runs and resumes the interrupted
-// run from its checkpoint; the result is the same as an uninterrupted trial's, except for the
-// measured costs (core-seconds), which are measurements of the work actually done. A different
-// config in an existing out_dir is refused (nothing is overwritten).
-// Not thread-safe (training uses every thread of the process).
+// CheckTrial validates everything a trial needs before anything is written: the flags, that
+// every input file exists and parses, that the run folder can be written, and that a folder
+// being resumed holds this same trial. RunTrial then makes the arms once (the selector's
+// quarter, a random quarter of the same byte budget, optionally the first quarter; a schedule
+// trial's one data file), lets the caller look at them before any training step (the forecast
+// under test), trains `seeds` paired runs per arm with identical model, optimizer, schedule,
+// steps, batch and context, checks that the runs were compute-matched, and computes the numbers
+// (metrics.h, schedule_metrics.h). Everything is typed; the run folder's format is
+// doc/trial-format.md (run_folder.h). The job on top (app/trial_job.h) writes result.json, the
+// report and the receipt.
+// Resumable: a rerun of the same config reuses finished arms and runs and resumes the
+// interrupted run from its checkpoint. Not thread-safe (training uses every thread).
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "base/status.h"
+#include "corpus/record.h"
+#include "ledger/receipt.h"
 #include "train/config.h"
 #include "trial/metrics.h"
+#include "trial/run_folder.h"
 #include "trial/schedule_metrics.h"
 
 namespace preflight::trial {
@@ -59,13 +60,16 @@ struct TrialConfig {
   // A schedule trial (doc/schedules.md) when not empty: a plain baseline arm against one arm per
   // schedule (canonical spelling, train/schedule.h), all trained on the same data, chosen by
   // schedule_data: "random" (a random `keep` of the pool), "curated" (the selector's) or "pool"
-  // (the single pool file as it is). No data arm is compared; the selector is used only for
-  // "curated".
+  // (the single pool file as it is).
   std::vector<std::string> schedules;
   std::string schedule_data = "random";
 
+  bool IsScheduleTrial() const { return !schedules.empty(); }
   nlohmann::json ToJson() const;  // Everything that defines the trial (the fingerprint).
 };
+
+// The inverse of ToJson, for a run folder read back (`preflight report`).
+Result<TrialConfig> TrialConfigFromJson(const nlohmann::json& json, const std::string& file);
 
 // Where a trial's runs are trained. The default trains them one after another in this process;
 // dist/ spreads them over MPI ranks (every rank calls RunTrial with the same config). Only the
@@ -79,8 +83,8 @@ class RunExecutor {
   // on every process if any process failed, so that no process waits for one that has stopped.
   virtual Status AfterArms(Status local) { return local; }
   // Trains task i (0 <= i < count) by calling run(i) in the process that owns it, and calls
-  // on_result(i, output of run(i)) on the leader as results arrive. A failed task fails every
-  // process, with a message naming where and why it failed.
+  // on_result(i, output of run(i)) on the leader as results arrive. The output is the run's
+  // record as JSON text (the wire format between processes). A failed task fails every process.
   virtual Status RunTasks(int count, const std::function<Result<std::string>(int)>& run,
                           const std::function<Status(int, const std::string&)>& on_result) {
     for (int i = 0; i < count; ++i) {
@@ -99,32 +103,54 @@ struct TrialProgress {
   double tokens_per_second = 0;
 };
 
+// An arm's data, made: its file and its record.
+struct MadeArm {
+  std::string name;
+  std::string path;
+  ArmRecord record;
+};
+
+// What the caller's look at the arms decided: the forecast that was made, charged to the
+// curated arm.
+struct ForecastCharge {
+  std::string receipt_hash;
+  double core_seconds = 0;
+};
+using BeforeTraining = std::function<Result<ForecastCharge>(const std::vector<MadeArm>& arms)>;
+
 struct TrialOutcome {
-  bool leader = true;     // false: a non-leader MPI rank; nothing below is filled in
-  nlohmann::json result;  // DESIGN.md keys + comparisons, lab record, compute, arms
-  nlohmann::json lab_record;
-  nlohmann::json inputs;    // for the receipt: path, sha256, docs, bytes of pool, T_sel, T_eval
+  bool leader = true;           // false: a non-leader MPI rank; nothing below is filled in
+  TrialConfig config;           // as run (forecast_hash and forecast_core_seconds filled in)
+  std::vector<MadeArm> data;    // the arms' data files (one, "data", for a schedule trial)
+  std::vector<Arm> arms;        // per-seed curves of every arm, in arm order
+  std::vector<RunRecord> runs;  // every run, arm by arm, seed by seed
+  TrialResult trial;            // a data trial's numbers; a schedule trial's step-axis view
+  std::optional<ScheduleTrialResult> schedule;  // a schedule trial's numbers
+  double core_seconds_per_step = 0;             // f (data trials)
+  int64_t params = 0;
+  std::vector<ledger::InputRecord> inputs;  // pool files, T_sel, T_eval
   double core_seconds = 0;  // all training and selection of this trial (all invocations)
   double flops = 0;         // training FLOPs of all runs
-  std::string report_path;  // out_dir/report.html, for the caller to render (report/)
   int reused_runs = 0;      // runs found finished in out_dir
-  // What the report shows.
-  std::string title;
-  std::vector<Arm> arms;
-  TrialResult trial;
-  std::vector<std::pair<std::string, std::string>> facts;
-  // Schedule trials only (config.schedules not empty): the full result; `trial` above is its
-  // step-axis view for the report.
-  bool schedule_trial = false;
-  ScheduleTrialResult schedule;
+  std::string out_dir;
 };
+
+// Validates the flags, that every input exists and parses (read with `read`), that out_dir can
+// be written, and that an existing run folder holds this trial. Writes nothing.
+Status CheckTrial(const TrialConfig& config, const corpus::ReadOptions& read = {});
 
 // Estimated wall seconds of the whole trial from a short timing of this model on this machine.
 Result<double> EstimateTrialSeconds(const TrialConfig& config);
 
 // executor: where the runs are trained (nullptr: one after another in this process).
+// before_training: called by the leader once the arms exist, before any training step.
 Result<TrialOutcome> RunTrial(const TrialConfig& config,
                               const std::function<void(const TrialProgress&)>& progress = {},
-                              RunExecutor* executor = nullptr);
+                              RunExecutor* executor = nullptr,
+                              const BeforeTraining& before_training = {});
+
+// A finished trial read back from its run folder, numbers recomputed (no training). Corruption
+// naming the file and JSON path for a damaged folder, InvalidArgument for an unfinished one.
+Result<TrialOutcome> LoadTrial(const std::string& out_dir);
 
 }  // namespace preflight::trial

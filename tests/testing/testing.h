@@ -1,22 +1,26 @@
 #pragma once
-// Helpers shared by the tests: scratch folders, small files, and running the CLI binary.
+// Helpers shared by the tests: scratch folders, small files, and running programs (the CLI
+// binary above all) without a shell: arguments go to execv as given, so a test never depends on
+// shell quoting, globbing or expansion.
 
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace preflight::testing {
 
 // A fresh, empty folder under the build tree's test-tmp, unique per test name.
 inline std::string ScratchDir(const std::string& name) {
   std::string dir = std::string(PREFLIGHT_TEST_TMP) + "/" + name + "." + std::to_string(::getpid());
-  std::string cmd = "rm -rf '" + dir + "' && mkdir -p '" + dir + "'";
-  if (std::system(cmd.c_str()) != 0) std::abort();
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
   return dir;
 }
 
@@ -35,26 +39,83 @@ inline std::string ReadText(const std::string& path) {
 inline bool Exists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0; }
 
 struct CliResult {
-  int exit_code = -1;
+  int exit_code = -1;  // -1: killed by a signal or could not start
   std::string out, err;
 };
 
-// Runs `preflight <args>` (args are passed through the shell as written) in `cwd`.
-inline CliResult RunCli(const std::string& args, const std::string& cwd = ".") {
+// Splits a command line into words the way a test writes it: on spaces, with '...' and "..."
+// grouping (no escapes, no expansion). Not a shell.
+inline std::vector<std::string> SplitWords(const std::string& line) {
+  std::vector<std::string> words;
+  std::string word;
+  bool in_word = false;
+  char quote = 0;
+  for (char ch : line) {
+    if (quote) {
+      if (ch == quote) {
+        quote = 0;
+      } else {
+        word += ch;
+      }
+    } else if (ch == '\'' || ch == '"') {
+      quote = ch;
+      in_word = true;
+    } else if (ch == ' ' || ch == '\t' || ch == '\n') {
+      if (in_word) words.push_back(word);
+      word.clear();
+      in_word = false;
+    } else {
+      word += ch;
+      in_word = true;
+    }
+  }
+  if (in_word) words.push_back(word);
+  return words;
+}
+
+// Runs argv[0] (a path) with argv in `cwd`; stdout and stderr are collected through files.
+inline CliResult RunProgram(const std::vector<std::string>& argv, const std::string& cwd = ".") {
   static int counter = 0;
-  std::string base = std::string(PREFLIGHT_TEST_TMP) + "/cli." + std::to_string(::getpid()) + "." +
-                     std::to_string(counter++);
-  std::string cmd = "cd '" + cwd + "' && '" + PREFLIGHT_BINARY + "' " + args + " >'" + base +
-                    ".out' 2>'" + base + ".err'";
-  std::system(("mkdir -p '" + std::string(PREFLIGHT_TEST_TMP) + "'").c_str());
-  int status = std::system(cmd.c_str());
+  std::filesystem::create_directories(PREFLIGHT_TEST_TMP);
+  const std::string base = std::string(PREFLIGHT_TEST_TMP) + "/run." + std::to_string(::getpid()) +
+                           "." + std::to_string(counter++);
+  const std::string out_path = base + ".out", err_path = base + ".err";
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int in = ::open("/dev/null", O_RDONLY);
+    if (out < 0 || err < 0 || in < 0 || ::chdir(cwd.c_str()) != 0) ::_exit(127);
+    ::dup2(in, 0);
+    ::dup2(out, 1);
+    ::dup2(err, 2);
+    std::vector<char*> args;
+    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    ::execvp(args[0], args.data());
+    ::_exit(127);
+  }
+  int status = 0;
   CliResult r;
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = ReadText(base + ".out");
-  r.err = ReadText(base + ".err");
-  std::remove((base + ".out").c_str());
-  std::remove((base + ".err").c_str());
+  if (pid > 0 && ::waitpid(pid, &status, 0) == pid && WIFEXITED(status)) {
+    r.exit_code = WEXITSTATUS(status);
+  }
+  r.out = ReadText(out_path);
+  r.err = ReadText(err_path);
+  std::filesystem::remove(out_path);
+  std::filesystem::remove(err_path);
   return r;
+}
+
+// Runs `preflight <args...>` in `cwd`.
+inline CliResult RunCli(std::vector<std::string> args, const std::string& cwd = ".") {
+  args.insert(args.begin(), PREFLIGHT_BINARY);
+  return RunProgram(args, cwd);
+}
+
+// Runs `preflight <args>`, the words split by SplitWords (quotes group; nothing else is special).
+inline CliResult RunCli(const std::string& args, const std::string& cwd = ".") {
+  return RunCli(SplitWords(args), cwd);
 }
 
 }  // namespace preflight::testing

@@ -12,6 +12,12 @@ inline nlohmann::json WithoutMeasuredCosts(const nlohmann::json& result) {
   r.erase("core_seconds_per_step");
   r.erase("lab_record");
   r.erase("compute");
+  r.erase("receipt");  // the trial receipt's hash covers its measured costs
+  if (r.contains("forecast") && r["forecast"].is_object()) {
+    for (const char* key : {"receipt", "core_seconds", "fraction_of_trial"}) {
+      r["forecast"].erase(key);
+    }
+  }
   for (auto& [name, arm] : r["arm_data"].items()) arm.erase("selection_core_seconds");
   auto strip = [](nlohmann::json& cmp) {
     cmp.erase("cost");

@@ -1,0 +1,37 @@
+#pragma once
+// A battery spec (doc/select.md, "Battery spec"): a JSON file naming targets, each with its pool,
+// its selectable part and its held-out part, paths relative to the spec's folder.
+//   {"name": "brown", "default_target": "cj",
+//    "targets": [{"name": "cj", "label": "learned", "genre": "cj", "absent": false,
+//                 "pool": "pools/cj.jsonl", "target_select": "...", "target_eval": "..."}]}
+
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+
+namespace preflight::app {
+
+struct BatteryTarget {
+  std::string name, label, genre;
+  bool absent = false;
+  std::string pool, target_select, target_eval;  // resolved against the spec's folder
+};
+
+struct BatterySpec {
+  std::string path;
+  std::string name = "battery";
+  std::string default_target;
+  std::vector<BatteryTarget> targets;
+  std::string sha256;  // of the spec file's bytes
+  uint64_t bytes = 0;
+};
+
+// Reads and checks a spec: Corruption naming the file and JSON path for a damaged one,
+// NotFound for a missing file.
+Result<BatterySpec> ReadBatterySpec(const std::string& path);
+
+// The spec's target `name` (the default target when empty).
+Result<BatteryTarget> FindTarget(const BatterySpec& spec, std::string name);
+
+}  // namespace preflight::app

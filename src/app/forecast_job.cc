@@ -1,0 +1,115 @@
+#include "app/forecast_job.h"
+
+#include <fmt/format.h>
+
+#include "base/file.h"
+#include "base/json.h"
+#include "ledger/receipt.h"
+
+namespace preflight::app {
+
+std::string CalibrationPath(const std::string& ledger_path) {
+  return JoinPath(DirName(ledger_path), "calibration.json");
+}
+
+Result<forecast::Calibration> LoadCalibration(const std::string& ledger_path) {
+  const std::string path = CalibrationPath(ledger_path);
+  if (!PathExists(path)) return forecast::DefaultCalibration();
+  auto json = ReadJsonFile(path);
+  if (!json.ok()) {
+    return Status::Corruption(json.status().message() +
+                              "; delete it to use the default calibration, or rerun `preflight "
+                              "forecast --calibrate`");
+  }
+  auto c = forecast::Calibration::FromJson(*json);
+  if (!c.ok()) return Status::Corruption(path + ": " + c.status().message());
+  return c;
+}
+
+Result<ForecastJob> RunForecastJob(const forecast::ForecastConfig& config,
+                                   const std::string& ledger_path,
+                                   const std::optional<forecast::ForecastArms>& arms,
+                                   const StageFn& stage) {
+  ForecastJob job;
+  job.config = config;
+  auto outcome =
+      arms ? forecast::ForecastOnArms(config, *arms, stage) : forecast::RunForecast(config, stage);
+  PF_RETURN_IF_ERROR(outcome.status());
+  job.outcome = std::move(outcome).value();
+  ledger::Receipt receipt;
+  receipt.kind = ledger::ReceiptKind::kForecast;
+  for (const nlohmann::json& in : job.outcome.inputs) {
+    receipt.inputs.push_back({in["role"], in["path"], in["sha256"], in["docs"], in["bytes"]});
+  }
+  receipt.config = config.ToJson();
+  receipt.result = job.outcome.result;
+  receipt.core_seconds = job.outcome.core_seconds;
+  receipt.flops = job.outcome.flops;
+  PF_ASSIGN_OR_RETURN(job.receipt_hash, ledger::AppendReceipt(ledger_path, receipt));
+  return job;
+}
+
+nlohmann::json ForecastCorrect(const std::string& verdict, double net_saving, bool caught_up) {
+  auto correct =
+      forecast::Correct(verdict, caught_up ? std::optional<double>(net_saving) : std::nullopt);
+  return correct ? nlohmann::json(*correct) : nlohmann::json(nullptr);
+}
+
+nlohmann::json ForecastJson(const ForecastJob& job) {
+  const forecast::ForecastOutcome& o = job.outcome;
+  const forecast::Calibration& cal = job.config.calibration;
+  return {{"verdict", o.prediction.verdict},
+          {"strength", o.prediction.strength},
+          {"reason", o.result["reason"]},
+          {"predicted_saving", o.prediction.saving},
+          {"interval", {o.prediction.lo, o.prediction.hi}},
+          {"signal", cal.signal},
+          {"signals", o.signals},
+          {"calibration", {{"source", cal.source}, {"mode", cal.mode}, {"examples", cal.examples}}},
+          {"cost", {{"core_seconds", o.core_seconds}, {"fraction_of_trial", o.fraction_of_trial}}},
+          {"receipt", job.receipt_hash}};
+}
+
+namespace {
+
+std::string SignalLines(const ForecastJob& job) {
+  std::string text;
+  for (auto& [name, value] : job.outcome.signals.items()) {
+    auto x = forecast::SignalFromJson(value);
+    if (!x) continue;
+    if (!value.contains("interval")) {
+      text += fmt::format("  {:<18} {:.4f}\n", name, x->value);
+      continue;
+    }
+    text += fmt::format("  {:<18} {:+.4f}  ({:+.4f} .. {:+.4f}){}\n", name, x->value, x->lo, x->hi,
+                        name == job.config.calibration.signal ? "   <- the verdict's" : "");
+  }
+  return text;
+}
+
+}  // namespace
+
+std::string ForecastText(const ForecastJob& job) {
+  const forecast::ForecastOutcome& o = job.outcome;
+  const forecast::Calibration& cal = job.config.calibration;
+  std::string text = fmt::format("verdict: {} ({}: the signal's interval {} 0)\n",
+                                 o.prediction.verdict, o.prediction.strength,
+                                 o.prediction.strength == "clear" ? "excludes" : "straddles");
+  text += "  because: " + o.result["reason"].get<std::string>() + "\n";
+  text +=
+      fmt::format("predicted net compute saving: {:+.1f}% (80% interval {:+.1f}% .. {:+.1f}%)\n",
+                  100 * o.prediction.saving, 100 * o.prediction.lo, 100 * o.prediction.hi);
+  text +=
+      "signals: gain of the curated over the random quarter on the target's selectable part\n"
+      "(bits per byte; 80% interval over the target's documents)\n";
+  text += SignalLines(job);
+  text += fmt::format("calibration: {} ({} trials; verdict by the {}'s sign)\n", cal.source,
+                      cal.examples, cal.mode == "point" ? "value" : "interval");
+  text += fmt::format(
+      "cost: {:.2f} core-seconds = {:.1f}% of the trial's training compute (estimated)\n",
+      o.core_seconds, 100 * o.fraction_of_trial);
+  text += "receipt " + job.receipt_hash.substr(0, 16) + "\n";
+  return text;
+}
+
+}  // namespace preflight::app

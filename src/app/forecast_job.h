@@ -1,0 +1,45 @@
+#pragma once
+// The forecast a user asks for (`preflight forecast`) or a trial makes before its first step:
+// the verdict, its receipt in the ledger, and what it prints.
+
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "base/status.h"
+#include "forecast/forecast.h"
+
+namespace preflight::app {
+
+struct ForecastJob {
+  forecast::ForecastConfig config;
+  forecast::ForecastOutcome outcome;
+  std::string receipt_hash;
+};
+
+// Where `forecast --calibrate` keeps its fit: calibration.json beside the ledger.
+std::string CalibrationPath(const std::string& ledger_path);
+
+// The fit in CalibrationPath(ledger_path) when there is one, else the built-in default.
+// Corruption naming the file and JSON path for a damaged one.
+Result<forecast::Calibration> LoadCalibration(const std::string& ledger_path);
+
+using StageFn = std::function<void(const std::string& stage)>;
+
+// Runs the forecast (on `arms` when given, else on arms it makes) and appends its receipt before
+// returning.
+Result<ForecastJob> RunForecastJob(const forecast::ForecastConfig& config,
+                                   const std::string& ledger_path,
+                                   const std::optional<forecast::ForecastArms>& arms = {},
+                                   const StageFn& stage = {});
+
+// Right or wrong by DESIGN.md's rule; null for an abstention ("uncertain").
+nlohmann::json ForecastCorrect(const std::string& verdict, double net_saving, bool caught_up);
+
+// DESIGN.md's `forecast --json` document.
+nlohmann::json ForecastJson(const ForecastJob& job);
+// One screen for a human.
+std::string ForecastText(const ForecastJob& job);
+
+}  // namespace preflight::app

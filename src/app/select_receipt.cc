@@ -1,0 +1,45 @@
+#include "app/select_receipt.h"
+
+#include <cstdio>
+
+#include "ledger/receipt.h"
+
+namespace preflight::app {
+
+std::string ManifestPath(const select::SelectOptions& o) {
+  return o.manifest_path.empty() ? o.out_path + ".manifest.json" : o.manifest_path;
+}
+
+Result<std::string> AppendSelectionReceipt(const select::SelectOptions& o,
+                                           const select::SelectionResult& result,
+                                           const std::string& ledger_path) {
+  const nlohmann::json& m = result.manifest;
+  ledger::Receipt receipt;
+  receipt.kind = ledger::ReceiptKind::kSelection;
+  for (const char* role : {"pool", "target"}) {
+    for (const auto& in : m["inputs"][role]) {
+      receipt.inputs.push_back({role, in["path"], in["sha256"], in["docs"], in["bytes"]});
+    }
+  }
+  receipt.config = {{"selector", o.selector},
+                    {"keep", o.keep},
+                    {"seed", o.seed},
+                    {"params", m["params"]},
+                    {"text_field", o.read.text_field},
+                    {"skip_bad", o.read.skip_bad}};
+  receipt.result = {{"pool_docs", m["pool_docs"]},       {"pool_bytes", m["pool_bytes"]},
+                    {"budget_bytes", m["budget_bytes"]}, {"kept_docs", m["kept_docs"]},
+                    {"kept_bytes", m["kept_bytes"]},     {"output", m["output"]},
+                    {"manifest", ManifestPath(o)}};
+  // Selection is hashing and counting, not floating-point work: its FLOPs are not counted
+  // (recorded as 0); its cost is the measured core-seconds.
+  receipt.core_seconds = result.core_seconds;
+  auto hash = ledger::AppendReceipt(ledger_path, receipt);
+  if (!hash.ok()) {
+    std::remove(o.out_path.c_str());
+    std::remove(ManifestPath(o).c_str());
+  }
+  return hash;
+}
+
+}  // namespace preflight::app

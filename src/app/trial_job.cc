@@ -1,0 +1,123 @@
+#include "app/trial_job.h"
+
+#include <fmt/format.h>
+
+#include "app/trial_parts.h"
+#include "base/file.h"
+#include "base/json.h"
+#include "dist/dist.h"
+#include "ledger/ledger.h"
+#include "ledger/receipt.h"
+
+namespace preflight::app {
+namespace {
+
+forecast::ForecastConfig ForecastConfigFor(const trial::TrialConfig& t) {
+  forecast::ForecastConfig f;
+  f.pool = t.pool;
+  f.target_select = t.target_select;
+  f.selector = t.selector;
+  f.keep = t.keep;
+  f.selection_seed = t.selection_seed;
+  f.model_name = t.model_name;
+  f.model = t.model;
+  f.steps = t.steps;
+  f.seeds = t.seeds;
+  f.lr = t.lr;
+  f.threads = t.threads;
+  return f;
+}
+
+forecast::ForecastArms ForecastArmsOf(const std::vector<trial::MadeArm>& made) {
+  forecast::ForecastArms arms;
+  for (const trial::MadeArm& m : made) {
+    if (m.name != "curated" && m.name != "random") continue;
+    forecast::ForecastArm& arm = m.name == "curated" ? arms.curated : arms.random;
+    arm = {m.path, m.record.data_kind, m.record.kept_docs, m.record.kept_bytes,
+           m.record.selection_core_seconds};
+    if (m.name == "curated") {
+      arms.inputs = nlohmann::json::array();
+      for (const auto& in : m.record.inputs) arms.inputs.push_back(ledger::InputJson(in));
+    }
+  }
+  return arms;  // the trial charges the selections to its arms: the forecast pays for none
+}
+
+Status AppendReceiptAndResult(TrialJob& job, const std::string& ledger_path) {
+  ledger::Receipt receipt;
+  receipt.kind = ledger::ReceiptKind::kTrial;
+  receipt.inputs = job.outcome.inputs;
+  receipt.config = job.outcome.config.ToJson();
+  receipt.result = TrialResultJson(job);
+  receipt.core_seconds = job.outcome.core_seconds;
+  receipt.flops = job.outcome.flops;
+  PF_ASSIGN_OR_RETURN(job.receipt_hash, ledger::AppendReceipt(ledger_path, receipt));
+  nlohmann::json result = receipt.result;
+  result["receipt"] = job.receipt_hash;
+  trial::RunFolder folder(job.outcome.out_dir);
+  return WriteFileAtomically(folder.ResultPath(), result.dump(2) + "\n");
+}
+
+}  // namespace
+
+bool IsLeaderProcess() { return dist::Rank() == 0; }
+
+Result<TrialJob> RunTrialJob(const TrialRequest& request, const TrialObserver& observer) {
+  const trial::TrialConfig& config = request.config;
+  const bool leader = IsLeaderProcess();
+  auto note = [&](const std::string& line) {
+    if (observer.note && leader) observer.note(line);
+  };
+  std::optional<ForecastJob> forecast;
+  trial::BeforeTraining before_training;
+  if (leader) {
+    PF_RETURN_IF_ERROR(trial::CheckTrial(config));
+    PF_RETURN_IF_ERROR(ledger::CheckAppendable(request.ledger_path));
+  }
+  if (leader && request.forecast_first && !config.IsScheduleTrial() &&
+      config.forecast_hash.empty()) {
+    forecast::ForecastConfig fc = ForecastConfigFor(config);
+    PF_ASSIGN_OR_RETURN(fc.calibration, LoadCalibration(request.ledger_path));
+    before_training =
+        [&, fc](const std::vector<trial::MadeArm>& arms) -> Result<trial::ForecastCharge> {
+      PF_ASSIGN_OR_RETURN(ForecastJob f,
+                          RunForecastJob(fc, request.ledger_path, ForecastArmsOf(arms),
+                                         [&](const std::string& s) { note("forecast: " + s); }));
+      note(fmt::format("forecast: {} (predicted net saving {:+.1f}%), receipt {}",
+                       f.outcome.prediction.verdict, 100 * f.outcome.prediction.saving,
+                       f.receipt_hash.substr(0, 16)));
+      forecast = std::move(f);
+      return trial::ForecastCharge{forecast->receipt_hash, forecast->outcome.core_seconds};
+    };
+  }
+  std::unique_ptr<trial::RunExecutor> executor = dist::MakeRunExecutor();
+  PF_ASSIGN_OR_RETURN(trial::TrialOutcome outcome,
+                      trial::RunTrial(config, observer.progress, executor.get(), before_training));
+  TrialJob job;
+  job.outcome = std::move(outcome);
+  if (!job.outcome.leader) return job;
+  job.forecast = std::move(forecast);
+  PF_ASSIGN_OR_RETURN(job.lab_record, LabRecordOf(job.outcome));
+  job.report_path = trial::RunFolder(job.outcome.out_dir).ReportPath();
+  PF_RETURN_IF_ERROR(WriteTrialReport(job));
+  PF_RETURN_IF_ERROR(AppendReceiptAndResult(job, request.ledger_path));
+  return job;
+}
+
+Result<TrialJob> LoadTrialJob(const std::string& out_dir) {
+  TrialJob job;
+  PF_ASSIGN_OR_RETURN(job.outcome, trial::LoadTrial(out_dir));
+  PF_ASSIGN_OR_RETURN(job.lab_record, LabRecordOf(job.outcome));
+  trial::RunFolder folder(out_dir);
+  job.report_path = folder.ReportPath();
+  if (PathExists(folder.ResultPath())) {
+    PF_ASSIGN_OR_RETURN(nlohmann::json result, ReadJsonFile(folder.ResultPath()));
+    JsonReader r(result, folder.ResultPath());
+    if (r.Has("receipt")) {
+      PF_ASSIGN_OR_RETURN(job.receipt_hash, r.String("receipt"));
+    }
+  }
+  return job;
+}
+
+}  // namespace preflight::app

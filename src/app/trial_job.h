@@ -1,0 +1,61 @@
+#pragma once
+// The trial a user runs (`preflight trial`, and every target of `battery` and `demo`):
+//   1. check every input before anything is written (trial::CheckTrial);
+//   2. make the arms once (trial::RunTrial), and on those same arms run the forecast the trial
+//      tests, appending its receipt before any training step;
+//   3. train, compute the numbers, write result.json and report.html, append the trial receipt.
+// Under mpirun the runs are spread over the ranks (dist/); only rank 0 writes and prints.
+
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "app/forecast_job.h"
+#include "base/status.h"
+#include "trial/runner.h"
+
+namespace preflight::app {
+
+struct TrialRequest {
+  trial::TrialConfig config;
+  std::string ledger_path;
+  // Make the forecast the trial tests first (data trials, when config names none).
+  bool forecast_first = true;
+};
+
+struct TrialObserver {
+  std::function<void(const trial::TrialProgress&)> progress;  // selections and training steps
+  std::function<void(const std::string&)> note;               // one line: a stage, a forecast
+};
+
+struct TrialJob {
+  trial::TrialOutcome outcome;
+  std::optional<ForecastJob> forecast;  // the forecast under test, when this job made it
+  nlohmann::json lab_record;            // {summary, question, falsifier, finding, ...}
+  std::string report_path;
+  std::string receipt_hash;
+};
+
+// False in an MPI rank other than 0 (which must neither print nor write receipts).
+bool IsLeaderProcess();
+
+// The whole job; a non-leader MPI rank returns a job whose outcome.leader is false.
+Result<TrialJob> RunTrialJob(const TrialRequest& request, const TrialObserver& observer = {});
+
+// A finished trial read back from its folder (no training): numbers, lab record, report path
+// and the receipt hash recorded in result.json. For `preflight report`.
+Result<TrialJob> LoadTrialJob(const std::string& out_dir);
+
+// Renders report.html of a finished job into job.report_path.
+Status WriteTrialReport(const TrialJob& job);
+
+// The receipt's "result" (also result.json): DESIGN.md's keys and the lab record, arms, compute,
+// model and the forecast under test.
+nlohmann::json TrialResultJson(const TrialJob& job);
+// DESIGN.md's `trial --json` document.
+nlohmann::json TrialJson(const TrialJob& job);
+// One screen for a human.
+std::string TrialText(const TrialJob& job);
+
+}  // namespace preflight::app

@@ -1,0 +1,123 @@
+// A trial job's JSON: the receipt's result (also result.json) and the `--json` document.
+
+#include "app/trial_job.h"
+#include "app/trial_parts.h"
+#include "train/config.h"
+
+namespace preflight::app {
+namespace {
+
+const trial::ArmRecord* FindArm(const trial::TrialOutcome& o, const std::string& name) {
+  for (const trial::MadeArm& arm : o.data) {
+    if (arm.name == name) return &arm.record;
+  }
+  return nullptr;
+}
+
+nlohmann::json ArmDataJson(const trial::ArmRecord& a) {
+  return {{"data_kind", a.data_kind},
+          {"kept_docs", a.kept_docs},
+          {"kept_bytes", a.kept_bytes},
+          {"output_sha256", a.output_sha256},
+          {"selection_core_seconds", a.selection_core_seconds}};
+}
+
+nlohmann::json ComputeJson(const trial::TrialOutcome& o) {
+  nlohmann::json runs = nlohmann::json::array();
+  for (const trial::RunRecord& r : o.runs) {
+    nlohmann::json run = {{"run", r.arm + "/seed-" + std::to_string(r.seed)},
+                          {"flops_per_step", r.flops_per_step},
+                          {"steps", r.steps},
+                          {"tokens_per_step", r.tokens_per_step}};
+    if (o.schedule) {
+      run["flops"] = r.flops;
+    } else {
+      run["tokens"] = r.steps * r.tokens_per_step;
+    }
+    runs.push_back(run);
+  }
+  const double flops_per_step = o.runs.empty() ? 0 : o.runs.front().flops_per_step;
+  if (o.schedule) {
+    return {{"matched", true},
+            {"rule", "same model, data and step budget; a schedule may spend less"},
+            {"runs", runs},
+            {"flops_per_step", flops_per_step}};
+  }
+  return {{"matched", true},
+          {"runs", runs},
+          {"core_seconds_per_step", o.core_seconds_per_step},
+          {"flops_per_step", o.trial.flops_per_step}};
+}
+
+// The forecast under test as the trial's result records it: null when none was made.
+nlohmann::json ForecastUnderTest(const TrialJob& job) {
+  if (job.forecast) {
+    const forecast::Prediction& p = job.forecast->outcome.prediction;
+    const trial::Saving& s = job.outcome.trial.comparisons.front().saving;
+    return {{"receipt", job.forecast->receipt_hash},
+            {"verdict", p.verdict},
+            {"predicted_saving", p.saving},
+            {"interval", {p.lo, p.hi}},
+            {"strength", p.strength},
+            {"signals", job.forecast->outcome.signals},
+            {"core_seconds", job.forecast->outcome.core_seconds},
+            {"fraction_of_trial", job.forecast->outcome.fraction_of_trial},
+            {"correct", ForecastCorrect(p.verdict, s.net, s.caught_up)}};
+  }
+  if (!job.outcome.config.forecast_hash.empty()) {
+    return {{"receipt", job.outcome.config.forecast_hash}};  // made by the caller, who marks it
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+nlohmann::json TrialResultJson(const TrialJob& job) {
+  const trial::TrialOutcome& o = job.outcome;
+  nlohmann::json res = o.schedule ? trial::ScheduleTrialResultToJson(*o.schedule)
+                                  : trial::TrialResultToJson(o.trial);
+  res["lab_record"] = job.lab_record;
+  nlohmann::json arms = nlohmann::json::object();
+  if (o.schedule) {
+    if (const trial::ArmRecord* a = FindArm(o, "data")) arms["data"] = ArmDataJson(*a);
+  } else {
+    for (const trial::Arm& arm : o.arms) {
+      if (const trial::ArmRecord* a = FindArm(o, arm.spec.name)) {
+        arms[arm.spec.name] = ArmDataJson(*a);
+      }
+    }
+  }
+  res["arm_data"] = arms;
+  res["compute"] = ComputeJson(o);
+  res["model"] = train::ModelToJson(o.config.model_name, o.config.model);
+  res["model"]["params"] = o.params;
+  if (!o.schedule) res["forecast"] = ForecastUnderTest(job);
+  return res;
+}
+
+nlohmann::json TrialJson(const TrialJob& job) {
+  const trial::TrialOutcome& o = job.outcome;
+  const nlohmann::json r = TrialResultJson(job);
+  nlohmann::json doc = {{"compute_saved", r["compute_saved"]},
+                        {"caught_up", r["caught_up"]},
+                        {"l_star", r["l_star"]},
+                        {"comparisons", r["comparisons"]},
+                        {"lab_record", r["lab_record"]},
+                        {"report", job.report_path},
+                        {"receipt", job.receipt_hash},
+                        {"reused_runs", o.reused_runs},
+                        {"cost", {{"core_seconds", o.core_seconds}, {"flops", o.flops}}}};
+  if (o.schedule) {
+    doc["kind"] = "schedule";
+    doc["t_baseline"] = r["t_baseline"];
+    doc["t_arm"] = r["t_arm"];
+    doc["verdict"] = r["verdict"];
+  } else {
+    doc["t_random"] = r["t_random"];
+    doc["t_curated"] = r["t_curated"];
+    doc["forecast"] = r["forecast"];
+  }
+  return doc;
+}
+
+}  // namespace preflight::app

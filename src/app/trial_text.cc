@@ -1,0 +1,178 @@
+// A trial job's words: the lab record, the one-screen summary and the report page.
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "app/trial_job.h"
+#include "app/trial_parts.h"
+#include "base/file.h"
+#include "base/format.h"
+#include "report/trial_report.h"
+#include "train/config.h"
+
+namespace preflight::app {
+namespace {
+
+std::string TargetName(const trial::TrialConfig& c, const std::string& fallback) {
+  return c.target_name.empty() ? fallback : c.target_name;
+}
+
+uint64_t PoolBytes(const trial::TrialOutcome& o) {
+  for (const trial::MadeArm& arm : o.data) return arm.record.pool_bytes;
+  return 0;
+}
+
+uint64_t DataBytes(const trial::TrialOutcome& o) {
+  for (const trial::MadeArm& arm : o.data) {
+    if (arm.name == "data") return arm.record.kept_bytes;
+  }
+  return 0;
+}
+
+std::string PoolName(const trial::TrialConfig& c) {
+  return c.pool.size() == 1 ? c.pool[0] : std::to_string(c.pool.size()) + " pool files";
+}
+
+std::string ScheduleData(const trial::TrialConfig& c, uint64_t bytes) {
+  const double mb = static_cast<double>(bytes) / 1e6;
+  if (c.schedule_data == "pool") return fmt::format("the whole pool ({:.1f} MB)", mb);
+  return fmt::format("{} {:g}% of the pool ({:.1f} MB)",
+                     c.schedule_data == "random" ? "a random" : "the " + c.selector + "-selected",
+                     c.keep * 100, mb);
+}
+
+// "tiny (120640 parameters, 2 layers, d_model 64, context 64, batch 16)", for the report.
+std::string ModelFact(const trial::TrialConfig& c, int64_t params) {
+  return fmt::format("{} ({} parameters, {} layers, d_model {}, context {}, batch {})",
+                     c.model_name, params, c.model.layers, c.model.d_model, c.model.context,
+                     c.model.batch);
+}
+
+std::string DataTrialText(const TrialJob& job) {
+  const trial::Comparison& cmp = job.outcome.trial.comparisons.front();
+  const trial::Saving& s = cmp.saving;
+  std::string out = job.lab_record.value("summary", std::string()) + "\n\n";
+  out += fmt::format("  L* (best random-arm loss)  {:.4f} bits/byte at step {}\n", s.l_star,
+                     FormatSteps(s.t_baseline));
+  out += fmt::format("  curated arm reaches it at  {}\n",
+                     s.caught_up ? "step " + FormatSteps(s.t_arm) : "never (within the budget)");
+  out += fmt::format("  compute saved, gross       {}\n", FormatPercent(s.gross));
+  out +=
+      fmt::format("  compute saved, net         {}   (95% interval {} to {}; {} charged)\n",
+                  FormatPercent(s.net), FormatPercent(cmp.ci.net.lo), FormatPercent(cmp.ci.net.hi),
+                  job.forecast ? "selection and forecast costs" : "selection cost");
+  for (size_t i = 1; i < job.outcome.trial.comparisons.size(); ++i) {
+    const trial::Comparison& c = job.outcome.trial.comparisons[i];
+    out +=
+        fmt::format("  {:<26} {} net\n", c.arm + " vs " + c.baseline, FormatPercent(c.saving.net));
+  }
+  if (job.forecast) {
+    const forecast::Prediction& p = job.forecast->outcome.prediction;
+    const nlohmann::json correct = ForecastCorrect(p.verdict, s.net, s.caught_up);
+    out += fmt::format(
+        "  forecast (made before)     {}, predicted {:+.1f}%: {}\n", p.verdict, 100 * p.saving,
+        correct.is_null() ? "an abstention" : (correct.get<bool>() ? "right" : "wrong"));
+  }
+  return out;
+}
+
+std::string ScheduleRow(const trial::ScheduleComparison& c) {
+  auto pct = [&](double v) { return c.caught_up ? FormatPercent(v) : std::string("never"); };
+  const std::string frozen =
+      c.kind == "earlystop" ? std::to_string(c.stopped_runs) + " stop"
+                            : (c.frozen_runs > 0 ? FormatSteps(std::round(c.frozen_at)) : "never");
+  return fmt::format("  {:<44} {:>8} {:>8} {:>6} {:>10} {:>8} {:>8} {:>14}\n", c.schedule, frozen,
+                     FormatPercent(c.total_flops_arm / c.total_flops_baseline - 1.0),
+                     c.caught_up ? FormatSteps(c.t_arm) : "never", pct(c.net),
+                     pct(c.net_core_seconds), pct(c.net_wall),
+                     fmt::format("{:+.4f} bpb", c.loss_at_equal_compute));
+}
+
+std::string ScheduleTrialText(const TrialJob& job) {
+  const trial::ScheduleTrialResult& r = *job.outcome.schedule;
+  std::string out = job.lab_record.value("summary", std::string()) + "\n\n";
+  out += fmt::format("  {:<44} {:>8} {:>8} {:>6} {:>10} {:>8} {:>8} {:>14}\n", "schedule",
+                     "frozen@", "FLOPs", "t_C", "FLOPs net", "core-s", "wall", "at equal FLOPs");
+  for (const auto& c : r.comparisons) out += ScheduleRow(c);
+  if (!r.comparisons.empty()) {
+    out += fmt::format("  baseline reaches L* = {:.4f} bits/byte at step {}\n",
+                       r.comparisons[0].l_star, FormatSteps(r.comparisons[0].t_baseline));
+  }
+  if (!r.verdict.text.empty()) out += "\n" + r.verdict.text + "\n";
+  return out + "\n";
+}
+
+}  // namespace
+
+int64_t EvalBytes(const trial::TrialOutcome& o) {
+  for (const ledger::InputRecord& in : o.inputs) {
+    if (in.role == "target_eval") return static_cast<int64_t>(in.bytes);
+  }
+  return 0;
+}
+
+Result<nlohmann::json> LabRecordOf(const trial::TrialOutcome& o) {
+  const trial::TrialConfig& c = o.config;
+  if (o.schedule) {
+    trial::ScheduleQuestion q;
+    q.target = TargetName(c, c.target_eval);
+    q.data = ScheduleData(c, DataBytes(o));
+    q.model = c.model_name;
+    q.model_params = o.params;
+    q.steps = c.steps;
+    q.seeds = c.seeds;
+    q.eval_bytes = EvalBytes(o);
+    return trial::BuildScheduleLabRecord(q, *o.schedule);
+  }
+  trial::LabQuestion q;
+  q.target = TargetName(c, c.target_select);
+  q.pool = PoolName(c);
+  q.selector = c.selector;
+  q.keep = c.keep;
+  q.model = c.model_name;
+  q.model_params = o.params;
+  q.steps = c.steps;
+  q.seeds = c.seeds;
+  q.pool_bytes = static_cast<int64_t>(PoolBytes(o));
+  q.eval_bytes = EvalBytes(o);
+  return trial::BuildLabRecord(q, o.trial);
+}
+
+std::string TrialText(const TrialJob& job) {
+  if (!job.outcome.leader) return "";  // an MPI rank other than 0: rank 0 prints the summary
+  std::string out = job.outcome.schedule ? ScheduleTrialText(job) : DataTrialText(job);
+  out += fmt::format("  report                     {}\n  receipt                    {}\n",
+                     job.report_path, job.receipt_hash.substr(0, 16));
+  return out;
+}
+
+Status WriteTrialReport(const TrialJob& job) {
+  const trial::TrialOutcome& o = job.outcome;
+  const trial::TrialConfig& c = o.config;
+  report::ReportData data;
+  data.arms = o.arms;
+  data.result = o.trial;
+  data.lab_record = job.lab_record;
+  const std::string budget =
+      fmt::format("{} steps x {} seeds per arm{}", c.steps, c.seeds, o.schedule ? " (paired)" : "");
+  if (o.schedule) {
+    data.title = "schedules on " + TargetName(c, c.target_eval);
+    data.facts = {{"model", ModelFact(c, o.params)},
+                  {"budget", budget},
+                  {"data (both arms)", ScheduleData(c, DataBytes(o))},
+                  {"target (eval, held out)", c.target_eval}};
+    data.schedule_trial = true;
+    data.schedule = *o.schedule;
+  } else {
+    data.title = c.selector + " on " + TargetName(c, c.target_select);
+    data.facts = {{"model", ModelFact(c, o.params)},
+                  {"budget", budget},
+                  {"pool", PoolName(c)},
+                  {"target (select)", c.target_select},
+                  {"target (eval, held out)", c.target_eval}};
+  }
+  return WriteFileAtomically(job.report_path, report::RenderTrialReport(data));
+}
+
+}  // namespace preflight::app

@@ -1,0 +1,57 @@
+#include "cli/trial_observer.h"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+
+namespace preflight::cli {
+
+TrialProgressBar::TrialProgressBar(bool quiet) : quiet_(quiet || !app::IsLeaderProcess()) {}
+
+TrialProgressBar::~TrialProgressBar() {
+  if (bar_) bar_->Finish();
+}
+
+app::TrialObserver TrialProgressBar::Observer() {
+  return {[this](const trial::TrialProgress& p) { OnProgress(p); },
+          [this](const std::string& line) { OnNote(line); }};
+}
+
+void TrialProgressBar::OnProgress(const trial::TrialProgress& p) {
+  if (quiet_) return;
+  if (p.stage != stage_) {
+    if (bar_) bar_->Finish();
+    stage_ = p.stage;
+    const std::string label =
+        p.runs > 0 && p.run > 0 ? fmt::format("[{}/{}] {}", p.run, p.runs, p.stage) : p.stage;
+    bar_ = std::make_unique<Progress>(label, static_cast<double>(std::max<int64_t>(1, p.steps)),
+                                      "step");
+  }
+  bar_->Update(
+      static_cast<double>(p.step),
+      p.steps > 0 ? fmt::format("loss {:.3f} | {:.0f} tok/s", p.loss, p.tokens_per_second) : "");
+}
+
+void TrialProgressBar::OnNote(const std::string& line) {
+  if (quiet_) return;
+  if (bar_) {
+    bar_->Finish();
+    bar_.reset();
+    stage_.clear();
+  }
+  std::fprintf(stderr, "%s\n", line.c_str());
+}
+
+Status PrintTrialEstimate(const trial::TrialConfig& c, const std::string& who) {
+  if (!app::IsLeaderProcess()) return Status::Ok();
+  PF_ASSIGN_OR_RETURN(double seconds, trial::EstimateTrialSeconds(c));
+  const int arms = c.IsScheduleTrial() ? 1 + static_cast<int>(c.schedules.size())
+                                       : (c.baseline == "first" ? 3 : 2);
+  std::fprintf(stderr, "%s: %d runs of %lld steps (%s model); estimated %s on this machine%s\n",
+               who.c_str(), arms * c.seeds, static_cast<long long>(c.steps), c.model_name.c_str(),
+               HumanDuration(seconds).c_str(),
+               c.IsScheduleTrial() ? " (an upper bound: frozen steps cost less)" : "");
+  return Status::Ok();
+}
+
+}  // namespace preflight::cli

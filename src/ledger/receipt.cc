@@ -1,0 +1,48 @@
+#include "ledger/receipt.h"
+
+#include "ledger/ledger.h"
+
+namespace preflight::ledger {
+
+const char* KindName(ReceiptKind kind) {
+  switch (kind) {
+    case ReceiptKind::kSelection:
+      return "selection";
+    case ReceiptKind::kForecast:
+      return "forecast";
+    case ReceiptKind::kTrial:
+      return "trial";
+    case ReceiptKind::kBattery:
+      return "battery";
+    case ReceiptKind::kCost:
+      return "cost";
+    case ReceiptKind::kTrain:
+      return "train";
+  }
+  return "unknown";
+}
+
+nlohmann::json InputJson(const InputRecord& input) {
+  return {{"role", input.role},
+          {"path", input.path},
+          {"sha256", input.sha256},
+          {"docs", input.docs},
+          {"bytes", input.bytes}};
+}
+
+nlohmann::json ReceiptJson(const Receipt& receipt) {
+  nlohmann::json inputs = nlohmann::json::array();
+  for (const InputRecord& input : receipt.inputs) inputs.push_back(InputJson(input));
+  return {{"kind", KindName(receipt.kind)},
+          {"inputs", inputs},
+          {"config", receipt.config},
+          {"result", receipt.result},
+          {"cost", {{"core_seconds", receipt.core_seconds}, {"flops", receipt.flops}}}};
+}
+
+Result<std::string> AppendReceipt(const std::string& ledger_path, const Receipt& receipt) {
+  PF_ASSIGN_OR_RETURN(nlohmann::json appended, Append(ledger_path, ReceiptJson(receipt)));
+  return appended["hash"].get<std::string>();
+}
+
+}  // namespace preflight::ledger

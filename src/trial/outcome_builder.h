@@ -1,0 +1,20 @@
+#pragma once
+// The numbers of a finished trial from its run folder: the runs collected arm by arm, the
+// compute check, then metrics.h (data trials) or schedule_metrics.h (schedule trials). Used by
+// RunTrial after training and by LoadTrial to read a folder back. Pure over the folder's
+// contents and the held-out file's identity (T_eval is hashed, not read for training).
+
+#include "base/status.h"
+#include "trial/run_folder.h"
+#include "trial/runner.h"
+
+namespace preflight::trial {
+
+// The arms' specs in arm order (data trials: random, curated[, first]; schedule trials:
+// baseline, then one arm per schedule).
+std::vector<ArmSpec> TrialArmSpecs(const TrialConfig& config);
+
+// Every run of `config` must be in the folder's manifest.
+Result<TrialOutcome> BuildOutcome(const TrialConfig& config, const RunFolder& folder);
+
+}  // namespace preflight::trial
