@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "base/format.h"
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "cli/progress.h"
@@ -46,7 +47,7 @@ Result<TrialRun> RunScheduleTrialWithReceipt(const trial::TrialConfig& config,
 }
 
 std::string ScheduleSummaryText(const TrialRun& run) {
-  const trial::ScheduleTrialResult& r = run.outcome.schedule;
+  const trial::ScheduleTrialResult& r = *run.outcome.schedule;
   std::string out = run.outcome.lab_record.value("summary", std::string()) + "\n\n";
   char line[512];
   std::snprintf(line, sizeof(line), "  %-44s %8s %8s %6s %10s %8s %8s %14s\n", "schedule",

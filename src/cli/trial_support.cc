@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "base/file.h"
+#include "base/format.h"
 #include "cli/forecast_support.h"
 #include "cli/progress.h"
 #ifdef PREFLIGHT_HAVE_DIST
@@ -59,7 +60,6 @@ Status WriteTrialReport(const trial::TrialOutcome& outcome) {
   data.result = outcome.trial;
   data.lab_record = outcome.lab_record;
   data.facts = outcome.facts;
-  data.schedule_trial = outcome.schedule_trial;
   data.schedule = outcome.schedule;
   return WriteFileAtomically(outcome.report_path, report::RenderTrialReport(data));
 }

@@ -10,9 +10,12 @@
 #include "base/file.h"
 #include "base/sha256.h"
 #include "corpus/scanner.h"
+#include "narrate/lab_record.h"
+#include "narrate/schedule_record.h"
 #include "select/selector.h"
 #include "train/schedule.h"
 #include "train/trainer.h"
+#include "trial/result_json.h"
 
 namespace preflight::trial {
 namespace {
@@ -375,10 +378,11 @@ static Result<TrialOutcome> FinishScheduleTrial(const TrialConfig& c,
   in.budget_steps = c.steps;
   PF_RETURN_IF_ERROR(CheckScheduleCompute(compute, c.steps));
   PF_ASSIGN_OR_RETURN(ScheduleTrialResult result, ComputeScheduleTrial(in));
+  result.verdict.text = narrate::ScheduleVerdictText(result);
 
   const nlohmann::json& data = m["arms"][kScheduleDataArm];
   const double mb = data["kept_bytes"].get<double>() / 1e6;
-  ScheduleQuestion q;
+  narrate::ScheduleQuestion q;
   q.target = c.target_name.empty() ? c.target_eval : c.target_name;
   q.data = c.schedule_data == "pool"
                ? fmt::format("the whole pool ({:.1f} MB)", mb)
@@ -392,7 +396,7 @@ static Result<TrialOutcome> FinishScheduleTrial(const TrialConfig& c,
   q.seeds = c.seeds;
   PF_ASSIGN_OR_RETURN(nlohmann::json eval_input, DescribeInput(c.target_eval, "target_eval"));
   q.eval_bytes = eval_input["bytes"].get<int64_t>();
-  outcome.lab_record = BuildScheduleLabRecord(q, result);
+  outcome.lab_record = narrate::BuildScheduleLabRecord(q, result);
 
   nlohmann::json res = ScheduleTrialResultToJson(result);
   res["lab_record"] = outcome.lab_record;
@@ -424,8 +428,6 @@ static Result<TrialOutcome> FinishScheduleTrial(const TrialConfig& c,
   inputs.push_back(eval_input);
   outcome.inputs = inputs;
 
-  outcome.schedule_trial = true;
-  outcome.trial = ScheduleTrialAsTrialResult(result);
   outcome.schedule = std::move(result);
   outcome.facts = {{"model", ModelFact(c, q.model_params)},
                    {"budget", std::to_string(c.steps) + " steps x " + std::to_string(c.seeds) +
@@ -589,7 +591,7 @@ Result<TrialOutcome> RunTrial(const TrialConfig& c,
   in.budget_steps = c.steps;
   PF_ASSIGN_OR_RETURN(TrialResult result, ComputeTrial(in));
 
-  LabQuestion q;
+  narrate::LabQuestion q;
   q.target = c.target_name.empty() ? c.target_select : c.target_name;
   q.pool = c.pool.size() == 1 ? c.pool[0] : std::to_string(c.pool.size()) + " pool files";
   q.selector = c.selector;
@@ -601,7 +603,7 @@ Result<TrialOutcome> RunTrial(const TrialConfig& c,
   q.pool_bytes = m["arms"]["random"]["pool_bytes"].get<int64_t>();
   PF_ASSIGN_OR_RETURN(nlohmann::json eval_input, DescribeInput(c.target_eval, "target_eval"));
   q.eval_bytes = eval_input["bytes"].get<int64_t>();
-  outcome.lab_record = BuildLabRecord(q, result);
+  outcome.lab_record = narrate::BuildLabRecord(q, result);
 
   double selection_core_seconds = 0;
   for (const ArmSpec& spec : specs)

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -113,10 +114,9 @@ struct TrialOutcome {
   std::vector<Arm> arms;
   TrialResult trial;
   std::vector<std::pair<std::string, std::string>> facts;
-  // Schedule trials only (config.schedules not empty): the full result; `trial` above is its
-  // step-axis view for the report.
-  bool schedule_trial = false;
-  ScheduleTrialResult schedule;
+  // Schedule trials only (config.schedules not empty): the full result (`trial` above is then
+  // unset; the report derives its step-axis view).
+  std::optional<ScheduleTrialResult> schedule;
 };
 
 // Estimated wall seconds of the whole trial from a short timing of this model on this machine.

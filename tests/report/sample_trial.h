@@ -5,6 +5,8 @@
 #include <cmath>
 #include <string>
 
+#include "base/format.h"
+#include "narrate/lab_record.h"
 #include "report/trial_report.h"
 #include "trial/metrics.h"
 
@@ -38,7 +40,7 @@ inline ReportData SampleReport(const std::string& curated_name = "curated") {
   data.title = "dsir on brown:news";
   data.arms = in.arms;
   data.result = trial::ComputeTrial(in).value();
-  trial::LabQuestion q;
+  narrate::LabQuestion q;
   q.target = "brown:news";
   q.pool = "the bundled pool";
   q.selector = "dsir";
@@ -48,7 +50,7 @@ inline ReportData SampleReport(const std::string& curated_name = "curated") {
   q.seeds = 4;
   q.pool_bytes = 12'300'000;
   q.eval_bytes = 250'000;
-  data.lab_record = trial::BuildLabRecord(q, data.result);
+  data.lab_record = narrate::BuildLabRecord(q, data.result);
   data.facts = {{"model", "tiny (100,096 parameters)"}, {"target", "brown:news"}};
   return data;
 }

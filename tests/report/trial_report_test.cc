@@ -5,6 +5,7 @@
 
 #include <regex>
 
+#include "narrate/schedule_record.h"
 #include "sample_trial.h"
 
 namespace preflight::report {
@@ -134,10 +135,8 @@ TEST(RenderTrialReport, ScheduleTrialHasTheScheduleSections) {
   ASSERT_TRUE(r.ok()) << r.status().message();
   ReportData data;
   data.title = "schedules on <cj>";
-  data.result = trial::ScheduleTrialAsTrialResult(*r);
-  data.schedule_trial = true;
   data.schedule = *r;
-  data.lab_record = trial::BuildScheduleLabRecord({"cj", "data", "tiny", 10, 40, 1, 5}, *r);
+  data.lab_record = narrate::BuildScheduleLabRecord({"cj", "data", "tiny", 10, 40, 1, 5}, *r);
   const std::string html = RenderTrialReport(data);
   for (const char* id : {"id=\"headline\"", "id=\"curve-plot\"", "id=\"numbers\"",
                          "id=\"per-seed\"", "id=\"schedules\"", "id=\"lab-record\""}) {

@@ -7,7 +7,9 @@
 #include <cmath>
 
 #include "testing/planted.h"
+#include "narrate/schedule_record.h"
 #include "testing/testing.h"
+#include "trial/result_json.h"
 #include "trial/schedule_metrics.h"
 
 namespace preflight::trial {
@@ -85,9 +87,8 @@ TEST(ScheduleMetrics, SavingsOnCumulativeFlopsNetOfTheTrigger) {
 
   // Interpolation on the FLOPs axis: crossing 2.3 between (3000 FLOPs, 2.5) and
   // (4000 FLOPs, 2.2)... for the arm, between (2600, 2.6) and (3200, 2.2): 3/4 of the way.
-  Crossing x = CrossingOf(arm.runs[0].curve, arm.runs[0].flops, arm.runs[0].core_seconds,
-                          arm.runs[0].train_seconds, 2.3);
-  EXPECT_DOUBLE_EQ(x.flops, 2600 + 0.75 * 600);
+  Crossing x = CrossingOf(MeteredOf(arm.runs[0]), 2.3);
+  EXPECT_DOUBLE_EQ(x.columns[kFlopsColumn], 2600 + 0.75 * 600);
   EXPECT_DOUBLE_EQ(x.step, 37.5);
 
   // The JSON view carries the DESIGN keys for the primary comparison.
@@ -130,9 +131,9 @@ TEST(ScheduleMetrics, BestFixedBesideAdaptive) {
   EXPECT_EQ(r->verdict.best_fixed, 1);
   EXPECT_EQ(r->verdict.best_adaptive, 2);
   EXPECT_EQ(r->verdict.winner, "fixed");
-  EXPECT_NE(r->verdict.text.find("selection on the eval set"), std::string::npos);
-  ScheduleQuestion q{"brown:cj", "a random 25% of the pool", "tiny", 1000, 40, 1, 100};
-  nlohmann::json record = BuildScheduleLabRecord(q, *r);
+  EXPECT_NE(narrate::ScheduleVerdictText(*r).find("selection on the eval set"), std::string::npos);
+  narrate::ScheduleQuestion q{"brown:cj", "a random 25% of the pool", "tiny", 1000, 40, 1, 100};
+  nlohmann::json record = narrate::BuildScheduleLabRecord(q, *r);
   for (const char* key : {"summary", "question", "falsifier", "finding"}) {
     EXPECT_FALSE(record[key].get<std::string>().empty()) << key;
   }
