@@ -26,49 +26,57 @@ std::string Row(const std::vector<Column>& columns, const std::string& name,
   return s + "</tr>\n";
 }
 
+using Cells = std::vector<std::string>;
+
+// table#per-seed: a row a seed pair, the arm first, numbers after it.
+std::string PerSeedTable(const Cells& headings, const std::vector<Cells>& rows) {
+  std::string s =
+      "<h2 id=\"per-seed-title\">Per seed pair</h2>\n<table id=\"per-seed\">\n<thead><tr>";
+  for (size_t i = 0; i < headings.size(); ++i) {
+    s += (i == 0 ? "<th>" : "<th class=\"num\">") + headings[i] + "</th>";
+  }
+  s += "</tr></thead>\n<tbody>\n";
+  for (const Cells& row : rows) {
+    s += "<tr>";
+    for (size_t i = 0; i < row.size(); ++i) {
+      s += (i == 0 ? "<td>" : "<td class=\"num\">") + row[i] + "</td>";
+    }
+    s += "</tr>\n";
+  }
+  return s + "</tbody>\n</table>\n";
+}
+
 // Seed s of each arm against seed s of the baseline.
-std::string PerSeedTable(const trial::TrialResult& r) {
-  std::string s;
-  s += "<h2 id=\"per-seed-title\">Per seed pair</h2>\n<table id=\"per-seed\">\n<thead><tr>"
-       "<th>arm</th><th class=\"num\">seed</th><th class=\"num\">L*</th>"
-       "<th class=\"num\">t<sub>R</sub></th><th class=\"num\">t<sub>C</sub></th>"
-       "<th class=\"num\">gross</th><th class=\"num\">net</th></tr></thead>\n<tbody>\n";
+std::string DataPerSeedTable(const trial::TrialResult& r) {
+  std::vector<Cells> rows;
   for (const Comparison& c : r.comparisons) {
     for (const trial::SeedSaving& p : c.per_seed) {
-      s += fmt::format(
-          "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{:.4f}</td>"
-          "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
-          "<td class=\"num\">{}</td></tr>\n",
-          EscapeHtml(c.arm), p.seed, p.saving.l_star, FormatSteps(p.saving.t_baseline),
-          p.saving.caught_up ? FormatSteps(p.saving.t_arm) : std::string("never"),
-          FormatPercent(p.saving.gross), FormatPercent(p.saving.net));
+      rows.push_back({EscapeHtml(c.arm), fmt::format("{}", p.seed),
+                      fmt::format("{:.4f}", p.saving.l_star), FormatSteps(p.saving.t_baseline),
+                      p.saving.caught_up ? FormatSteps(p.saving.t_arm) : std::string("never"),
+                      FormatPercent(p.saving.gross), FormatPercent(p.saving.net)});
     }
   }
-  s += "</tbody>\n</table>\n";
-  return s;
+  return PerSeedTable({"arm", "seed", "L*", "t<sub>R</sub>", "t<sub>C</sub>", "gross", "net"},
+                      rows);
 }
 
 // Each schedule arm's seed pairs.
 std::string SchedulePerSeedTable(const trial::ScheduleTrialResult& r) {
-  std::string s;
-  s += "<h2 id=\"per-seed-title\">Per seed pair</h2>\n<table id=\"per-seed\">\n<thead><tr>"
-       "<th>schedule</th><th class=\"num\">seed</th><th class=\"num\">frozen at</th>"
-       "<th class=\"num\">steps</th><th class=\"num\">gross</th><th class=\"num\">net</th>"
-       "<th class=\"num\">loss at equal FLOPs</th></tr></thead>\n<tbody>\n";
+  std::vector<Cells> rows;
   for (const auto& c : r.comparisons) {
     for (const auto& p : c.per_seed) {
-      s += fmt::format(
-          "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
-          "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
-          "<td class=\"num\">{:+.4f} bpb</td></tr>\n",
-          EscapeHtml(c.schedule), p.seed,
-          p.frozen_at >= 0 ? FormatSteps(static_cast<double>(p.frozen_at)) : std::string("never"),
-          FormatSteps(static_cast<double>(p.steps)), FormatPercent(p.gross), FormatPercent(p.net),
-          p.loss_at_equal_compute);
+      rows.push_back(
+          {EscapeHtml(c.schedule), fmt::format("{}", p.seed),
+           p.frozen_at >= 0 ? FormatSteps(static_cast<double>(p.frozen_at)) : std::string("never"),
+           FormatSteps(static_cast<double>(p.steps)), FormatPercent(p.gross), FormatPercent(p.net),
+           fmt::format("{:+.4f} bpb", p.loss_at_equal_compute)});
     }
   }
-  s += "</tbody>\n</table>\n</section>\n";
-  return s;
+  return PerSeedTable(
+             {"schedule", "seed", "frozen at", "steps", "gross", "net", "loss at equal FLOPs"},
+             rows) +
+         "</section>\n";
 }
 
 // The best fixed step beside the adaptive trigger.
@@ -140,7 +148,7 @@ std::string NumbersTable(const trial::TrialResult& r) {
       r.bootstrap.paired ? "seed pairs resampled together" : "resampled within each arm",
       r.bootstrap.seed);
 
-  s += PerSeedTable(r);
+  s += DataPerSeedTable(r);
   s += "</section>\n";
   return s;
 }

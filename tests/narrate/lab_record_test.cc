@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "narrate/sample_question.h"
 #include "trial/trial_inputs.h"
 
 namespace preflight::narrate {
@@ -14,19 +15,7 @@ using trial::testing::FourSeeds;
 using trial::testing::kSteps;
 using trial::testing::TwoArms;
 
-LabQuestion Question() {
-  LabQuestion q;
-  q.target = "brown:news";
-  q.pool = "the bundled pool";
-  q.selector = "dsir";
-  q.model = "tiny";
-  q.model_params = 100096;
-  q.steps = 2000;
-  q.seeds = 4;
-  q.pool_bytes = 12'300'000;
-  q.eval_bytes = 250'000;
-  return q;
-}
+LabQuestion Question() { return testing::NewsQuestion(); }
 
 TEST(LabRecord, SummaryFirstFalsifierFixedAndLimitsStated) {
   auto r = ComputeTrial(FourSeeds());

@@ -7,6 +7,7 @@
 
 #include "narrate/schedule_record.h"
 #include "sample_trial.h"
+#include "trial/schedule_runs.h"
 
 namespace preflight::report {
 namespace {
@@ -58,9 +59,8 @@ TEST(RenderTrialReport, HasThePlotTheNumbersAndTheLabRecord) {
   EXPECT_NE(html.find(FormatSteps(c.saving.t_arm)), std::string::npos);
   EXPECT_NE(html.find(FormatPercent(c.saving.gross)), std::string::npos);
   EXPECT_NE(html.find(FormatPercent(c.saving.net)), std::string::npos);
-  EXPECT_NE(
-      html.find(FormatPercent(c.ci.net.lo) + " to " + FormatPercent(c.ci.net.hi)),
-      std::string::npos);
+  EXPECT_NE(html.find(FormatPercent(c.ci.net.lo) + " to " + FormatPercent(c.ci.net.hi)),
+            std::string::npos);
   EXPECT_NE(html.find("41.5 core-s"), std::string::npos);
   EXPECT_NE(html.find("340 GFLOP"), std::string::npos);
   EXPECT_NE(html.find("never caught up"), std::string::npos);
@@ -106,23 +106,7 @@ TEST(RenderTrialReport, NeverCaughtUpHeadline) {
 // schedule wording of the headline and the lab record.
 TEST(RenderTrialReport, ScheduleTrialHasTheScheduleSections) {
   auto run = [](uint64_t seed, std::vector<double> bpb, double frozen_cost, int64_t frozen_at) {
-    trial::ScheduleRun r;
-    r.seed = seed;
-    double flops = 0;
-    for (size_t i = 0; i < bpb.size(); ++i) {
-      const int64_t step = static_cast<int64_t>(i) * 10;
-      r.curve.steps.push_back(step);
-      r.curve.bpb.push_back(bpb[i]);
-      r.flops.push_back(flops);
-      r.core_seconds.push_back(flops / 1000);
-      r.train_seconds.push_back(flops / 2000);
-      for (int s = 0; s < 10; ++s) {
-        flops += frozen_at >= 0 && step + s >= frozen_at ? frozen_cost : 100;
-      }
-    }
-    r.steps = 40;
-    r.frozen_at = frozen_at;
-    return r;
+    return trial::testing::MakeRun(seed, std::move(bpb), 100, frozen_cost, frozen_at);
   };
   trial::ScheduleTrialInputs in;
   in.budget_steps = 40;

@@ -10,18 +10,10 @@
 
 #include "trial/metrics.h"
 #include "trial/schedule_metrics.h"
+#include "trial/schedule_runs.h"
+#include "trial/trial_inputs.h"
 
 namespace preflight::trial::golden {
-
-inline Curve SmoothCurve(double floor, double speed, double wiggle, int64_t last = 2000) {
-  Curve c;
-  for (int64_t step = 0; step <= last; step += 100) {
-    double t = static_cast<double>(step) / 2000.0;
-    c.steps.push_back(step);
-    c.bpb.push_back(floor + 6.0 * std::exp(-speed * t * 6) + wiggle * std::sin(step * 0.01));
-  }
-  return c;
-}
 
 // Data trials: {name, inputs}.
 inline std::vector<std::pair<std::string, TrialInputs>> DataTrials() {
@@ -31,9 +23,9 @@ inline std::vector<std::pair<std::string, TrialInputs>> DataTrials() {
   Arm curated{{"curated", "dsir", ""}, {1, 2, 3, 4}, {}, 41.5};
   Arm first{{"first", "first", ""}, {1, 2, 3, 4}, {}, 0.1};
   for (int s = 0; s < 4; ++s) {
-    random.curves.push_back(SmoothCurve(2.10 + 0.01 * s, 1.0, 0.004 * s));
-    curated.curves.push_back(SmoothCurve(1.98 + 0.015 * s, 1.15, 0.004 * s));
-    first.curves.push_back(SmoothCurve(2.25 + 0.01 * s, 1.0, 0.003 * s));
+    random.curves.push_back(testing::SmoothCurve(2.10 + 0.01 * s, 1.0, 0.004 * s));
+    curated.curves.push_back(testing::SmoothCurve(1.98 + 0.015 * s, 1.15, 0.004 * s));
+    first.curves.push_back(testing::SmoothCurve(2.25 + 0.01 * s, 1.0, 0.003 * s));
   }
   in.arms = {random, curated, first};
   in.core_seconds_per_step = 0.85;
@@ -53,35 +45,19 @@ inline std::vector<std::pair<std::string, TrialInputs>> DataTrials() {
   TrialInputs close = in;
   Arm close_arm{{"close", "dsir", ""}, {1, 2, 3, 4}, {}, 3.0};
   for (int s = 0; s < 4; ++s) {
-    close_arm.curves.push_back(SmoothCurve(2.10 + 0.02 * s - 0.025, 1.0, 0.004 * s));
+    close_arm.curves.push_back(testing::SmoothCurve(2.10 + 0.02 * s - 0.025, 1.0, 0.004 * s));
   }
   close.arms = {random, close_arm};
   out.push_back({"close", close});
   return out;
 }
 
-// A run evaluated at steps 0,10,...,40 whose steps cost `full` FLOPs until `frozen_at` and
-// `frozen` after; core-seconds and wall seconds are FLOPs / 1000 and / 2000.
+// testing::MakeRun with core-seconds and wall seconds that differ a little by seed.
 inline ScheduleRun Run(uint64_t seed, std::vector<double> bpb, double full, double frozen,
                        int64_t frozen_at, double trigger_flops = 0) {
-  ScheduleRun r;
-  r.seed = seed;
-  double flops = 0;
-  for (size_t i = 0; i < bpb.size(); ++i) {
-    const int64_t step = static_cast<int64_t>(i) * 10;
-    r.curve.steps.push_back(step);
-    r.curve.bpb.push_back(bpb[i]);
-    r.flops.push_back(flops);
-    r.core_seconds.push_back(flops / 1000 * (1 + 0.01 * static_cast<double>(seed)));
-    r.train_seconds.push_back(flops / 2000 * (1 + 0.02 * static_cast<double>(seed)));
-    for (int s = 0; s < 10; ++s) flops += (frozen_at >= 0 && step + s >= frozen_at) ? frozen : full;
-  }
-  r.steps = r.curve.steps.back();
-  r.frozen_at = frozen_at;
-  r.trigger_flops = trigger_flops;
-  r.trigger_core_seconds = trigger_flops / 1000;
-  r.trigger_seconds = trigger_flops / 2000;
-  return r;
+  const double s = static_cast<double>(seed);
+  return testing::MakeRun(seed, std::move(bpb), full, frozen, frozen_at, trigger_flops,
+                          1 + 0.01 * s, 1 + 0.02 * s);
 }
 
 inline std::vector<std::pair<std::string, ScheduleTrialInputs>> ScheduleTrials() {

@@ -6,11 +6,12 @@
 
 #include <cmath>
 
-#include "testing/planted.h"
 #include "narrate/schedule_record.h"
+#include "testing/planted.h"
 #include "testing/testing.h"
 #include "trial/result_json.h"
 #include "trial/schedule_metrics.h"
+#include "trial/schedule_runs.h"
 
 namespace preflight::trial {
 namespace {
@@ -19,30 +20,7 @@ using preflight::testing::ReadText;
 using preflight::testing::RunCli;
 using preflight::testing::ScratchDir;
 using preflight::testing::WriteText;
-
-// A run evaluated at steps 0,10,...,40 whose steps cost `full` FLOPs until `frozen_at` and
-// `frozen` after; core-seconds and wall seconds are FLOPs / 1000 and / 2000.
-ScheduleRun MakeRun(uint64_t seed, std::vector<double> bpb, double full, double frozen,
-                    int64_t frozen_at, double trigger_flops = 0) {
-  ScheduleRun r;
-  r.seed = seed;
-  double flops = 0;
-  for (size_t i = 0; i < bpb.size(); ++i) {
-    const int64_t step = static_cast<int64_t>(i) * 10;
-    r.curve.steps.push_back(step);
-    r.curve.bpb.push_back(bpb[i]);
-    r.flops.push_back(flops);
-    r.core_seconds.push_back(flops / 1000);
-    r.train_seconds.push_back(flops / 2000);
-    for (int s = 0; s < 10; ++s) flops += (frozen_at >= 0 && step + s >= frozen_at) ? frozen : full;
-  }
-  r.steps = r.curve.steps.back();
-  r.frozen_at = frozen_at;
-  r.trigger_flops = trigger_flops;
-  r.trigger_core_seconds = trigger_flops / 1000;
-  r.trigger_seconds = trigger_flops / 2000;
-  return r;
-}
+using testing::MakeRun;
 
 ScheduleTrialInputs Inputs(std::vector<ScheduleArm> arms) {
   ScheduleTrialInputs in;

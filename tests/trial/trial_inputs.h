@@ -1,6 +1,7 @@
 #pragma once
 // Small hand-made data trials shared by the trial and narrate tests.
 
+#include <cmath>
 #include <string>
 #include <utility>
 #include <vector>
@@ -46,6 +47,18 @@ inline TrialInputs FourSeeds() {
   in.arms[0].seeds = {1, 2, 3, 4};
   in.arms[1].seeds = {1, 2, 3, 4};
   return in;
+}
+
+// A smooth learning curve evaluated every 100 steps from 0 to `last`: floor + 6 e^(-6 speed t)
+// plus a seed-like wiggle, t = step / 2000.
+inline Curve SmoothCurve(double floor, double speed, double wiggle, int64_t last = 2000) {
+  Curve c;
+  for (int64_t step = 0; step <= last; step += 100) {
+    double t = static_cast<double>(step) / 2000.0;
+    c.steps.push_back(step);
+    c.bpb.push_back(floor + 6.0 * std::exp(-speed * t * 6) + wiggle * std::sin(step * 0.01));
+  }
+  return c;
 }
 
 }  // namespace preflight::trial::testing
