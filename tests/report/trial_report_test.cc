@@ -77,6 +77,21 @@ TEST(RenderTrialReport, HasThePlotTheNumbersAndTheLabRecord) {
   EXPECT_EQ(RenderTrialReport(data), html);
 }
 
+// Regression: the right-most FLOPs label was centred on the last tick, 30 units from the svg's
+// edge, and rendered clipped ("245 GFLOF"). It now ends at its tick; the others stay centred.
+TEST(RenderTrialReport, LastFlopsLabelEndsAtItsTick) {
+  const std::string html = RenderTrialReport(testing::SampleReport());
+  std::smatch m;
+  ASSERT_TRUE(
+      std::regex_search(html, m,
+                        std::regex("<text x=\"([0-9.]+)\" y=\"[0-9.]+\" text-anchor=\"end\" "
+                                   "fill=\"#59636e\">680 TFLOP</text>")))
+      << html.substr(html.find("flops-ticks"), 1200);
+  EXPECT_EQ(m[1].str(), "930.0");  // the last tick, at the plot's right edge
+  EXPECT_NE(html.find("fill=\"#59636e\">340 TFLOP</text>"), std::string::npos);
+  EXPECT_EQ(html.find("text-anchor=\"end\" fill=\"#59636e\">340 TFLOP"), std::string::npos);
+}
+
 TEST(RenderTrialReport, EscapesNames) {
   ReportData data = testing::SampleReport("<b>dsir & \"co\"</b>");
   data.title = "<script>alert(1)</script>";
