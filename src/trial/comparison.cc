@@ -17,12 +17,6 @@ double Saved(const Measure& m, const PairSaving& s, const MeteredCurve& arm) {
   return 1.0 - arm_spent / (x_base * m.rate + m.baseline_fixed);
 }
 
-std::vector<size_t> AllOf(size_t n) {
-  std::vector<size_t> all(n);
-  for (size_t k = 0; k < n; ++k) all[k] = k;
-  return all;
-}
-
 }  // namespace
 
 PairSaving ComparePair(const MeteredCurve& baseline, const MeteredCurve& arm,
@@ -49,8 +43,8 @@ Result<ArmComparison> CompareArms(const ArmRuns& baseline, const ArmRuns& arm,
                                   const std::vector<Measure>& measures,
                                   const BootstrapOptions& options) {
   ArmComparison out;
-  out.baseline_mean = MeanOf(baseline.runs, AllOf(baseline.runs.size()));
-  out.arm_mean = MeanOf(arm.runs, AllOf(arm.runs.size()));
+  out.baseline_mean = MeanOfAll(baseline.runs);
+  out.arm_mean = MeanOfAll(arm.runs);
   out.mean = ComparePair(out.baseline_mean, out.arm_mean, measures);
   const auto pairs = SeedPairs(baseline.seeds, arm.seeds);
   for (const auto& [b, a] : pairs) {

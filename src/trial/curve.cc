@@ -39,9 +39,7 @@ Result<Curve> MeanCurve(const std::vector<Curve>& runs) {
     }
     metered.push_back({runs[k], {}, {}});
   }
-  std::vector<size_t> all(runs.size());
-  for (size_t k = 0; k < all.size(); ++k) all[k] = k;
-  return MeanOf(metered, all).curve;
+  return MeanOfAll(metered).curve;
 }
 
 MeteredCurve MeanOf(const std::vector<MeteredCurve>& runs, const std::vector<size_t>& pick) {
@@ -67,6 +65,12 @@ MeteredCurve MeanOf(const std::vector<MeteredCurve>& runs, const std::vector<siz
   }
   for (double& v : mean.overhead) v /= count;
   return mean;
+}
+
+MeteredCurve MeanOfAll(const std::vector<MeteredCurve>& runs) {
+  std::vector<size_t> all(runs.size());
+  for (size_t k = 0; k < all.size(); ++k) all[k] = k;
+  return MeanOf(runs, all);
 }
 
 Target FindTarget(const Curve& baseline) {

@@ -57,6 +57,8 @@ Result<Curve> MeanCurve(const std::vector<Curve>& runs);
 // The mean of runs[pick[0]], runs[pick[1]], ... summed in that order, every column and overhead
 // included. The runs share steps and column count (the caller checked); pick is not empty.
 MeteredCurve MeanOf(const std::vector<MeteredCurve>& runs, const std::vector<size_t>& pick);
+// MeanOf every run, in order.
+MeteredCurve MeanOfAll(const std::vector<MeteredCurve>& runs);
 
 // L* = min over eval points; t_R = the first step holding it (exact ties go to the earliest).
 Target FindTarget(const Curve& baseline);

@@ -226,9 +226,7 @@ Result<ScheduleTrialResult> ComputeScheduleTrial(const ScheduleTrialInputs& in) 
       first.steps > 0 ? first.flops.back() / static_cast<double>(first.steps) : 0.0;
   for (size_t a = 0; a < in.arms.size(); ++a) {
     result.arms.push_back(in.arms[a].spec);
-    std::vector<size_t> all(runs[a].runs.size());
-    for (size_t k = 0; k < all.size(); ++k) all[k] = k;
-    const MeteredCurve mean = MeanOf(runs[a].runs, all);
+    const MeteredCurve mean = MeanOfAll(runs[a].runs);
     result.mean_curves.push_back(mean.curve);
     result.mean_flops.push_back(mean.columns[kFlopsColumn]);
   }
