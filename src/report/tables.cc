@@ -28,6 +28,14 @@ std::string Row(const std::vector<Column>& columns, const std::string& name,
 
 using Cells = std::vector<std::string>;
 
+// Opens the numbers section and table#numbers, a column per comparison (escaped headings).
+std::string NumbersHead(const std::string& title, const Cells& columns) {
+  std::string s = "<section aria-labelledby=\"numbers-title\">\n<h2 id=\"numbers-title\">" + title +
+                  "</h2>\n<table id=\"numbers\">\n<thead><tr><th></th>";
+  for (const std::string& c : columns) s += "<th class=\"num\">" + c + "</th>";
+  return s + "</tr></thead>\n<tbody>\n";
+}
+
 // table#per-seed: a row a seed pair, the arm first, numbers after it.
 std::string PerSeedTable(const Cells& headings, const std::vector<Cells>& rows) {
   std::string s =
@@ -97,12 +105,11 @@ std::string VerdictSection(const trial::ScheduleTrialResult& r) {
 }  // namespace
 
 std::string NumbersTable(const trial::TrialResult& r) {
-  std::string s = "<section aria-labelledby=\"numbers-title\">\n";
-  s += "<h2 id=\"numbers-title\">The numbers</h2>\n<table id=\"numbers\">\n<thead><tr><th></th>";
+  Cells columns;
   for (const Comparison& c : r.comparisons) {
-    s += fmt::format("<th class=\"num\">{} vs {}</th>", EscapeHtml(c.arm), EscapeHtml(c.baseline));
+    columns.push_back(EscapeHtml(c.arm) + " vs " + EscapeHtml(c.baseline));
   }
-  s += "</tr></thead>\n<tbody>\n";
+  std::string s = NumbersHead("The numbers", columns);
   auto row = [&](const std::string& name, const std::string& symbol, auto value) {
     s += Row(r.comparisons, name, symbol, value);
   };
@@ -155,13 +162,9 @@ std::string NumbersTable(const trial::TrialResult& r) {
 
 std::string ScheduleTables(const trial::ScheduleTrialResult& r) {
   const int level = static_cast<int>(std::lround(r.bootstrap.level * 100));
-  std::string s = "<section aria-labelledby=\"numbers-title\">\n";
-  s += "<h2 id=\"numbers-title\">The numbers (compute axis: cumulative training FLOPs)</h2>\n"
-       "<table id=\"numbers\">\n<thead><tr><th></th>";
-  for (const auto& c : r.comparisons) {
-    s += fmt::format("<th class=\"num\">{}</th>", EscapeHtml(c.schedule));
-  }
-  s += "</tr></thead>\n<tbody>\n";
+  Cells columns;
+  for (const auto& c : r.comparisons) columns.push_back(EscapeHtml(c.schedule));
+  std::string s = NumbersHead("The numbers (compute axis: cumulative training FLOPs)", columns);
   auto row = [&](const std::string& name, const std::string& symbol, auto value) {
     s += Row(r.comparisons, name, symbol, value);
   };
