@@ -97,7 +97,7 @@ Result<TrialJob> RunTrialJob(const TrialRequest& request, const TrialObserver& o
   job.outcome = std::move(outcome);
   if (!job.outcome.leader) return job;
   job.forecast = std::move(forecast);
-  PF_ASSIGN_OR_RETURN(job.lab_record, LabRecordOf(job.outcome));
+  PF_RETURN_IF_ERROR(Narrate(job));
   job.report_path = trial::RunFolder(job.outcome.out_dir).ReportPath();
   PF_RETURN_IF_ERROR(WriteTrialReport(job));
   PF_RETURN_IF_ERROR(AppendReceiptAndResult(job, request.ledger_path));
@@ -107,7 +107,7 @@ Result<TrialJob> RunTrialJob(const TrialRequest& request, const TrialObserver& o
 Result<TrialJob> LoadTrialJob(const std::string& out_dir) {
   TrialJob job;
   PF_ASSIGN_OR_RETURN(job.outcome, trial::LoadTrial(out_dir));
-  PF_ASSIGN_OR_RETURN(job.lab_record, LabRecordOf(job.outcome));
+  PF_RETURN_IF_ERROR(Narrate(job));
   trial::RunFolder folder(out_dir);
   job.report_path = folder.ReportPath();
   if (PathExists(folder.ResultPath())) {

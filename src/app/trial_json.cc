@@ -3,6 +3,7 @@
 #include "app/trial_job.h"
 #include "app/trial_parts.h"
 #include "train/config.h"
+#include "trial/result_json.h"
 
 namespace preflight::app {
 namespace {

@@ -9,8 +9,11 @@
 
 namespace preflight::app {
 
-// The lab record of a finished trial (narrate/), data or schedule.
-Result<nlohmann::json> LabRecordOf(const trial::TrialOutcome& outcome);
+struct TrialJob;
+
+// The words of a finished trial (narrate/): its lab record, and a schedule trial's verdict
+// sentence (which its result JSON carries).
+Status Narrate(TrialJob& job);
 
 // The held-out file's text bytes, from the outcome's inputs (0 if absent).
 int64_t EvalBytes(const trial::TrialOutcome& outcome);

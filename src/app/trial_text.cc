@@ -2,12 +2,13 @@
 
 #include <fmt/format.h>
 
-#include <cmath>
-
 #include "app/trial_job.h"
 #include "app/trial_parts.h"
 #include "base/file.h"
 #include "base/format.h"
+#include "narrate/lab_record.h"
+#include "narrate/schedule_record.h"
+#include "narrate/summary.h"
 #include "report/trial_report.h"
 #include "train/config.h"
 
@@ -50,25 +51,12 @@ std::string ModelFact(const trial::TrialConfig& c, int64_t params) {
 }
 
 std::string DataTrialText(const TrialJob& job) {
-  const trial::Comparison& cmp = job.outcome.trial.comparisons.front();
-  const trial::Saving& s = cmp.saving;
   std::string out = job.lab_record.value("summary", std::string()) + "\n\n";
-  out += fmt::format("  L* (best random-arm loss)  {:.4f} bits/byte at step {}\n", s.l_star,
-                     FormatSteps(s.t_baseline));
-  out += fmt::format("  curated arm reaches it at  {}\n",
-                     s.caught_up ? "step " + FormatSteps(s.t_arm) : "never (within the budget)");
-  out += fmt::format("  compute saved, gross       {}\n", FormatPercent(s.gross));
-  out +=
-      fmt::format("  compute saved, net         {}   (95% interval {} to {}; {} charged)\n",
-                  FormatPercent(s.net), FormatPercent(cmp.ci.net.lo), FormatPercent(cmp.ci.net.hi),
-                  job.forecast ? "selection and forecast costs" : "selection cost");
-  for (size_t i = 1; i < job.outcome.trial.comparisons.size(); ++i) {
-    const trial::Comparison& c = job.outcome.trial.comparisons[i];
-    out +=
-        fmt::format("  {:<26} {} net\n", c.arm + " vs " + c.baseline, FormatPercent(c.saving.net));
-  }
+  out += narrate::TrialNumbersText(
+      job.outcome.trial, job.forecast ? "selection and forecast costs" : "selection cost");
   if (job.forecast) {
     const forecast::Prediction& p = job.forecast->outcome.prediction;
+    const trial::Saving& s = job.outcome.trial.comparisons.front().saving;
     const nlohmann::json correct = ForecastCorrect(p.verdict, s.net, s.caught_up);
     out += fmt::format(
         "  forecast (made before)     {}, predicted {:+.1f}%: {}\n", p.verdict, 100 * p.saving,
@@ -77,28 +65,10 @@ std::string DataTrialText(const TrialJob& job) {
   return out;
 }
 
-std::string ScheduleRow(const trial::ScheduleComparison& c) {
-  auto pct = [&](double v) { return c.caught_up ? FormatPercent(v) : std::string("never"); };
-  const std::string frozen =
-      c.kind == "earlystop" ? std::to_string(c.stopped_runs) + " stop"
-                            : (c.frozen_runs > 0 ? FormatSteps(std::round(c.frozen_at)) : "never");
-  return fmt::format("  {:<44} {:>8} {:>8} {:>6} {:>10} {:>8} {:>8} {:>14}\n", c.schedule, frozen,
-                     FormatPercent(c.total_flops_arm / c.total_flops_baseline - 1.0),
-                     c.caught_up ? FormatSteps(c.t_arm) : "never", pct(c.net),
-                     pct(c.net_core_seconds), pct(c.net_wall),
-                     fmt::format("{:+.4f} bpb", c.loss_at_equal_compute));
-}
-
 std::string ScheduleTrialText(const TrialJob& job) {
   const trial::ScheduleTrialResult& r = *job.outcome.schedule;
   std::string out = job.lab_record.value("summary", std::string()) + "\n\n";
-  out += fmt::format("  {:<44} {:>8} {:>8} {:>6} {:>10} {:>8} {:>8} {:>14}\n", "schedule",
-                     "frozen@", "FLOPs", "t_C", "FLOPs net", "core-s", "wall", "at equal FLOPs");
-  for (const auto& c : r.comparisons) out += ScheduleRow(c);
-  if (!r.comparisons.empty()) {
-    out += fmt::format("  baseline reaches L* = {:.4f} bits/byte at step {}\n",
-                       r.comparisons[0].l_star, FormatSteps(r.comparisons[0].t_baseline));
-  }
+  out += narrate::ScheduleNumbersText(r);
   if (!r.verdict.text.empty()) out += "\n" + r.verdict.text + "\n";
   return out + "\n";
 }
@@ -112,10 +82,12 @@ int64_t EvalBytes(const trial::TrialOutcome& o) {
   return 0;
 }
 
-Result<nlohmann::json> LabRecordOf(const trial::TrialOutcome& o) {
+namespace {
+
+nlohmann::json LabRecordOf(const trial::TrialOutcome& o) {
   const trial::TrialConfig& c = o.config;
   if (o.schedule) {
-    trial::ScheduleQuestion q;
+    narrate::ScheduleQuestion q;
     q.target = TargetName(c, c.target_eval);
     q.data = ScheduleData(c, DataBytes(o));
     q.model = c.model_name;
@@ -123,9 +95,9 @@ Result<nlohmann::json> LabRecordOf(const trial::TrialOutcome& o) {
     q.steps = c.steps;
     q.seeds = c.seeds;
     q.eval_bytes = EvalBytes(o);
-    return trial::BuildScheduleLabRecord(q, *o.schedule);
+    return narrate::BuildScheduleLabRecord(q, *o.schedule);
   }
-  trial::LabQuestion q;
+  narrate::LabQuestion q;
   q.target = TargetName(c, c.target_select);
   q.pool = PoolName(c);
   q.selector = c.selector;
@@ -136,7 +108,17 @@ Result<nlohmann::json> LabRecordOf(const trial::TrialOutcome& o) {
   q.seeds = c.seeds;
   q.pool_bytes = static_cast<int64_t>(PoolBytes(o));
   q.eval_bytes = EvalBytes(o);
-  return trial::BuildLabRecord(q, o.trial);
+  return narrate::BuildLabRecord(q, o.trial);
+}
+
+}  // namespace
+
+Status Narrate(TrialJob& job) {
+  if (job.outcome.schedule) {
+    job.outcome.schedule->verdict.text = narrate::ScheduleVerdictText(*job.outcome.schedule);
+  }
+  job.lab_record = LabRecordOf(job.outcome);
+  return Status::Ok();
 }
 
 std::string TrialText(const TrialJob& job) {
@@ -162,7 +144,6 @@ Status WriteTrialReport(const TrialJob& job) {
                   {"budget", budget},
                   {"data (both arms)", ScheduleData(c, DataBytes(o))},
                   {"target (eval, held out)", c.target_eval}};
-    data.schedule_trial = true;
     data.schedule = *o.schedule;
   } else {
     data.title = c.selector + " on " + TargetName(c, c.target_select);

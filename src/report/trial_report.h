@@ -7,10 +7,12 @@
 // Elements tests and readers can rely on (stable ids): "headline", "curve-plot" (the <svg>),
 // "numbers" (the table), "per-seed" (the per-seed table), "facts", "lab-record", and for
 // schedule trials "schedules" (best fixed step beside the adaptive trigger).
-// Inside the plot: path.mean-curve and path.seed-band carry data-arm="<name>"; line#l-star;
-// line.t-marker with data-arm. Pure function: same data, same bytes.
+// Inside the plot (svg_plot.h): path.mean-curve and path.seed-band carry data-arm="<name>";
+// line#l-star; line.t-marker with data-arm. The tables are tables.h's. Pure function: same
+// data, same bytes.
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -23,17 +25,17 @@ namespace preflight::report {
 struct ReportData {
   std::string title;       // what was tried, e.g. "dsir on brown:news"
   std::string created_at;  // shown in the footer; "" leaves it out (keeps the bytes reproducible)
-  // The per-seed curves as given to trial::ComputeTrial (they draw the bands) and its result.
+  // The per-seed curves as given to trial::ComputeTrial (they draw the bands).
   std::vector<trial::Arm> arms;
-  trial::TrialResult result;
-  nlohmann::json lab_record;  // trial::BuildLabRecord; an empty object leaves the section out
+  trial::TrialResult result;  // a data trial's result (not read when `schedule` is set)
+  // A schedule trial's result (trial/schedule_metrics.h): the plot shows its step-axis view, the
+  // tables its cumulative FLOPs, core-seconds and wall time, and section "schedules" the best
+  // fixed step beside the adaptive trigger.
+  std::optional<trial::ScheduleTrialResult> schedule;
+  // narrate::BuildLabRecord or BuildScheduleLabRecord; an empty object leaves the section out.
+  nlohmann::json lab_record;
   // Context rows shown as given (escaped), e.g. {"model", "tiny (100,096 parameters)"}.
   std::vector<std::pair<std::string, std::string>> facts;
-  // A schedule trial (trial/schedule_metrics.h): `result` is its step-axis view (for the plot),
-  // and the numbers come from here: a table on cumulative FLOPs, core-seconds and wall time, and
-  // section "schedules" with the best fixed step beside the adaptive trigger.
-  bool schedule_trial = false;
-  trial::ScheduleTrialResult schedule;
 };
 
 // The page. Arms' names and every string are HTML-escaped. Any number of arms (>= 2).

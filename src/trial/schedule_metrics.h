@@ -3,7 +3,8 @@
 // more schedule arms (freeze, adaptive freeze, early stop) trained on the SAME data with the same
 // seeds, model, optimizer and step budget. Unlike a data trial, the arms' steps cost different
 // amounts once a schedule freezes part of the model, so the compute axis is the cumulative FLOPs
-// (and measured core-seconds and wall seconds) each run records at every eval point, not the step.
+// (and measured core-seconds and wall seconds) each run records at every eval point, not the step:
+// the comparison of comparison.h on those columns.
 //
 //   L*   = min over eval points of the baseline's mean curve, first reached at step t_R;
 //   F_R  = the baseline's mean cumulative FLOPs at t_R;
@@ -18,10 +19,10 @@
 // Both arms train on the same data, so its cost is the same for both and is not charged.
 // A run that stopped early keeps its last loss and spends nothing more after it stopped (its curve
 // is carried flat to S, so that every run shares the baseline's eval steps).
-// Pure functions: deterministic, thread-safe.
+// The JSON is in result_json.h; the verdict's sentence and the lab record in
+// narrate/schedule_record.h. Pure functions: deterministic, thread-safe.
 
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,11 @@
 #include "trial/metrics.h"
 
 namespace preflight::trial {
+
+// The compute columns of a schedule run's MeteredCurve, in this order.
+inline constexpr int kFlopsColumn = 0;
+inline constexpr int kCoreSecondsColumn = 1;
+inline constexpr int kTrainSecondsColumn = 2;
 
 // One training run of a schedule trial, as the runner recorded it.
 struct ScheduleRun {
@@ -41,6 +47,9 @@ struct ScheduleRun {
   bool stopped_early = false;
   double trigger_flops = 0, trigger_core_seconds = 0, trigger_seconds = 0;
 };
+
+// The run as a MeteredCurve: columns FLOPs, core-seconds, wall seconds; the trigger as overhead.
+MeteredCurve MeteredOf(const ScheduleRun& run);
 
 struct ScheduleArm {
   ArmSpec spec;  // spec.schedule "" for the baseline
@@ -92,10 +101,13 @@ struct ScheduleComparison {
 struct ScheduleVerdict {
   int best_fixed = -1;  // index into comparisons of the best fixed freeze by net FLOPs saving
   int best_adaptive = -1;
+  int fixed_count = 0;  // fixed freezes tried
   // "fixed", "adaptive", "tie" or "" (not both present). When neither reaches L*, the loss at
   // equal compute decides, and overlapping per-seed ranges of it are a tie.
   std::string winner;
-  std::string text;  // one plain sentence
+  // One plain sentence: narrate::ScheduleVerdictText(result), which the caller fills in before
+  // writing the result ("" from ComputeScheduleTrial).
+  std::string text;
 };
 
 struct ScheduleTrialResult {
@@ -110,54 +122,20 @@ struct ScheduleTrialResult {
   double flops_per_step = 0;  // a full (unfrozen) step, from the inputs' first run
 };
 
-// Everything above. InvalidArgument on malformed inputs: fewer than two arms, runs without
-// compute columns, eval steps that differ from the baseline's, a baseline run that did not train
-// S steps, a baseline best at step 0.
+// "fixed", "adaptive" or "earlystop" for a schedule string (train/schedule.h syntax).
+std::string ScheduleKind(const std::string& schedule);
+
+// The schedule trial's four measures on the columns: gross and net FLOPs (trigger charged), net
+// core-seconds and net wall seconds (trigger charged; undefined when the baseline spent none).
+std::vector<Measure> ScheduleTrialMeasures();
+
+// Everything above but verdict.text. InvalidArgument on malformed inputs: fewer than two arms,
+// runs without compute columns, eval steps that differ from the baseline's, a baseline run that
+// did not train S steps, a baseline best at step 0.
 Result<ScheduleTrialResult> ComputeScheduleTrial(const ScheduleTrialInputs& inputs);
-
-// The same model, data and step budget for every run, and no schedule run spending more FLOPs than
-// the baseline's runs (a schedule may spend less, never more). runs[i].flops is the run's total.
-struct ScheduleRunCompute {
-  std::string run;
-  bool baseline = false;
-  double flops_per_step = 0;  // a full step
-  int64_t tokens_per_step = 0;
-  int64_t steps = 0;
-  double flops = 0;  // total spent
-};
-Status CheckScheduleCompute(const std::vector<ScheduleRunCompute>& runs, int64_t budget_steps);
-
-// The interpolated compute at which a curve first reaches l_star: fills steps, flops, core and
-// wall (kNever each when never). Exposed for tests.
-struct Crossing {
-  double step = kNever, flops = kNever, core_seconds = kNever, train_seconds = kNever;
-};
-Crossing CrossingOf(const Curve& curve, const std::vector<double>& flops,
-                    const std::vector<double>& core_seconds,
-                    const std::vector<double>& train_seconds, double l_star);
 
 // A TrialResult view for the report (report/trial_report.h): mean curves on the step axis,
 // comparisons whose gross/net are the FLOPs savings and whose t_arm is the crossing step.
 TrialResult ScheduleTrialAsTrialResult(const ScheduleTrialResult& result);
-
-nlohmann::json ScheduleComparisonToJson(const ScheduleComparison& comparison);
-// The DESIGN.md trial keys for the primary (first) schedule arm, every comparison, the verdict.
-nlohmann::json ScheduleTrialResultToJson(const ScheduleTrialResult& result);
-
-struct ScheduleQuestion {
-  std::string target;  // the held-out target's name
-  std::string data;    // what both arms trained on, e.g. "a random quarter of the pool (9.8 MB)"
-  std::string model;
-  int64_t model_params = 0;
-  int64_t steps = 0;
-  int seeds = 0;
-  int64_t eval_bytes = 0;
-};
-
-// Fixed before training: what would prove each schedule wrong.
-std::string ScheduleFalsifier(const ScheduleQuestion& question, const std::vector<ArmSpec>& arms);
-// {summary, question, falsifier, finding, does_not_show[...]}, like BuildLabRecord.
-nlohmann::json BuildScheduleLabRecord(const ScheduleQuestion& question,
-                                      const ScheduleTrialResult& result);
 
 }  // namespace preflight::trial

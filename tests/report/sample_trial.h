@@ -5,20 +5,14 @@
 #include <cmath>
 #include <string>
 
+#include "base/format.h"
+#include "narrate/lab_record.h"
+#include "narrate/sample_question.h"
 #include "report/trial_report.h"
 #include "trial/metrics.h"
+#include "trial/trial_inputs.h"
 
 namespace preflight::report::testing {
-
-inline trial::Curve SampleCurve(double floor, double speed, double wiggle) {
-  trial::Curve c;
-  for (int64_t step = 0; step <= 2000; step += 100) {
-    double t = static_cast<double>(step) / 2000.0;
-    c.steps.push_back(step);
-    c.bpb.push_back(floor + 6.0 * std::exp(-speed * t * 6) + wiggle * std::sin(step * 0.01));
-  }
-  return c;
-}
 
 inline ReportData SampleReport(const std::string& curated_name = "curated") {
   trial::TrialInputs in;
@@ -26,9 +20,9 @@ inline ReportData SampleReport(const std::string& curated_name = "curated") {
   trial::Arm curated{{curated_name, "dsir", ""}, {1, 2, 3, 4}, {}, 41.5};
   trial::Arm first{{"first", "first", ""}, {1, 2, 3, 4}, {}, 0.1};
   for (int s = 0; s < 4; ++s) {
-    random.curves.push_back(SampleCurve(2.10 + 0.01 * s, 1.0, 0.004 * s));
-    curated.curves.push_back(SampleCurve(1.98 + 0.015 * s, 1.15, 0.004 * s));
-    first.curves.push_back(SampleCurve(2.25 + 0.01 * s, 1.0, 0.003 * s));
+    random.curves.push_back(trial::testing::SmoothCurve(2.10 + 0.01 * s, 1.0, 0.004 * s));
+    curated.curves.push_back(trial::testing::SmoothCurve(1.98 + 0.015 * s, 1.15, 0.004 * s));
+    first.curves.push_back(trial::testing::SmoothCurve(2.25 + 0.01 * s, 1.0, 0.003 * s));
   }
   in.arms = {random, curated, first};
   in.baseline = 0;
@@ -38,17 +32,7 @@ inline ReportData SampleReport(const std::string& curated_name = "curated") {
   data.title = "dsir on brown:news";
   data.arms = in.arms;
   data.result = trial::ComputeTrial(in).value();
-  trial::LabQuestion q;
-  q.target = "brown:news";
-  q.pool = "the bundled pool";
-  q.selector = "dsir";
-  q.model = "tiny";
-  q.model_params = 100096;
-  q.steps = 2000;
-  q.seeds = 4;
-  q.pool_bytes = 12'300'000;
-  q.eval_bytes = 250'000;
-  data.lab_record = trial::BuildLabRecord(q, data.result);
+  data.lab_record = narrate::BuildLabRecord(narrate::testing::NewsQuestion(), data.result);
   data.facts = {{"model", "tiny (100,096 parameters)"}, {"target", "brown:news"}};
   return data;
 }

@@ -5,7 +5,9 @@
 
 #include <regex>
 
+#include "narrate/schedule_record.h"
 #include "sample_trial.h"
+#include "trial/schedule_runs.h"
 
 namespace preflight::report {
 namespace {
@@ -57,9 +59,8 @@ TEST(RenderTrialReport, HasThePlotTheNumbersAndTheLabRecord) {
   EXPECT_NE(html.find(FormatSteps(c.saving.t_arm)), std::string::npos);
   EXPECT_NE(html.find(FormatPercent(c.saving.gross)), std::string::npos);
   EXPECT_NE(html.find(FormatPercent(c.saving.net)), std::string::npos);
-  EXPECT_NE(
-      html.find(FormatPercent(c.ci.net.lo) + " to " + FormatPercent(c.ci.net.hi)),
-      std::string::npos);
+  EXPECT_NE(html.find(FormatPercent(c.ci.net.lo) + " to " + FormatPercent(c.ci.net.hi)),
+            std::string::npos);
   EXPECT_NE(html.find("41.5 core-s"), std::string::npos);
   EXPECT_NE(html.find("340 GFLOP"), std::string::npos);
   EXPECT_NE(html.find("never caught up"), std::string::npos);
@@ -74,6 +75,21 @@ TEST(RenderTrialReport, HasThePlotTheNumbersAndTheLabRecord) {
   EXPECT_EQ(Count(html, "http"), Count(html, "http://www.w3.org/2000/svg"));
   // Pure: same data, same bytes.
   EXPECT_EQ(RenderTrialReport(data), html);
+}
+
+// Regression: the right-most FLOPs label was centred on the last tick, 30 units from the svg's
+// edge, and rendered clipped ("245 GFLOF"). It now ends at its tick; the others stay centred.
+TEST(RenderTrialReport, LastFlopsLabelEndsAtItsTick) {
+  const std::string html = RenderTrialReport(testing::SampleReport());
+  std::smatch m;
+  ASSERT_TRUE(
+      std::regex_search(html, m,
+                        std::regex("<text x=\"([0-9.]+)\" y=\"[0-9.]+\" text-anchor=\"end\" "
+                                   "fill=\"#59636e\">680 TFLOP</text>")))
+      << html.substr(html.find("flops-ticks"), 1200);
+  EXPECT_EQ(m[1].str(), "930.0");  // the last tick, at the plot's right edge
+  EXPECT_NE(html.find("fill=\"#59636e\">340 TFLOP</text>"), std::string::npos);
+  EXPECT_EQ(html.find("text-anchor=\"end\" fill=\"#59636e\">340 TFLOP"), std::string::npos);
 }
 
 TEST(RenderTrialReport, EscapesNames) {
@@ -105,23 +121,7 @@ TEST(RenderTrialReport, NeverCaughtUpHeadline) {
 // schedule wording of the headline and the lab record.
 TEST(RenderTrialReport, ScheduleTrialHasTheScheduleSections) {
   auto run = [](uint64_t seed, std::vector<double> bpb, double frozen_cost, int64_t frozen_at) {
-    trial::ScheduleRun r;
-    r.seed = seed;
-    double flops = 0;
-    for (size_t i = 0; i < bpb.size(); ++i) {
-      const int64_t step = static_cast<int64_t>(i) * 10;
-      r.curve.steps.push_back(step);
-      r.curve.bpb.push_back(bpb[i]);
-      r.flops.push_back(flops);
-      r.core_seconds.push_back(flops / 1000);
-      r.train_seconds.push_back(flops / 2000);
-      for (int s = 0; s < 10; ++s) {
-        flops += frozen_at >= 0 && step + s >= frozen_at ? frozen_cost : 100;
-      }
-    }
-    r.steps = 40;
-    r.frozen_at = frozen_at;
-    return r;
+    return trial::testing::MakeRun(seed, std::move(bpb), 100, frozen_cost, frozen_at);
   };
   trial::ScheduleTrialInputs in;
   in.budget_steps = 40;
@@ -134,10 +134,8 @@ TEST(RenderTrialReport, ScheduleTrialHasTheScheduleSections) {
   ASSERT_TRUE(r.ok()) << r.status().message();
   ReportData data;
   data.title = "schedules on <cj>";
-  data.result = trial::ScheduleTrialAsTrialResult(*r);
-  data.schedule_trial = true;
   data.schedule = *r;
-  data.lab_record = trial::BuildScheduleLabRecord({"cj", "data", "tiny", 10, 40, 1, 5}, *r);
+  data.lab_record = narrate::BuildScheduleLabRecord({"cj", "data", "tiny", 10, 40, 1, 5}, *r);
   const std::string html = RenderTrialReport(data);
   for (const char* id : {"id=\"headline\"", "id=\"curve-plot\"", "id=\"numbers\"",
                          "id=\"per-seed\"", "id=\"schedules\"", "id=\"lab-record\""}) {

@@ -4,33 +4,18 @@
 
 #include <cmath>
 
+#include "base/format.h"
+#include "trial/result_json.h"
+#include "trial/trial_inputs.h"
+
 namespace preflight::trial {
 namespace {
 
-Curve C(std::vector<int64_t> steps, std::vector<double> bpb) { return {steps, bpb}; }
-
-const std::vector<int64_t> kSteps = {0, 100, 200, 300, 400};
-
-Arm MakeArm(const std::string& name, std::vector<Curve> curves, double cost = 0,
-            std::vector<uint64_t> seeds = {}) {
-  Arm arm;
-  arm.spec = {name, name == "random" ? "random" : "dsir", ""};
-  arm.curves = std::move(curves);
-  arm.cost_core_seconds = cost;
-  arm.seeds = std::move(seeds);
-  return arm;
-}
-
-TrialInputs TwoArms(std::vector<Curve> random, std::vector<Curve> curated, double f = 1,
-                    double c_curated = 0, double c_random = 0) {
-  TrialInputs in;
-  in.arms.push_back(MakeArm("random", std::move(random), c_random));
-  in.arms.push_back(MakeArm("curated", std::move(curated), c_curated));
-  in.baseline = 0;
-  in.core_seconds_per_step = f;
-  in.flops_per_step = 1e9;
-  return in;
-}
+using testing::C;
+using testing::FourSeeds;
+using testing::kSteps;
+using testing::MakeArm;
+using testing::TwoArms;
 
 TEST(CatchUpStep, CrossingBetweenEvalPointsIsInterpolated) {
   // Above L* = 2.0 at step 200 (2.5), below at 300 (1.5): halfway -> 250 exactly.
@@ -138,19 +123,6 @@ TEST(MeanCurve, AveragesPointwiseAndRejectsDifferentSchedules) {
 }
 
 // Four seeds per arm with some spread; curated clearly ahead.
-TrialInputs FourSeeds() {
-  std::vector<Curve> random, curated;
-  const double r_end[] = {2.00, 2.05, 1.95, 2.02};
-  const double c_mid[] = {1.90, 2.10, 1.80, 2.00};
-  for (int s = 0; s < 4; ++s) {
-    random.push_back(C(kSteps, {8, 4, 3, 2.4 + 0.01 * s, r_end[s]}));
-    curated.push_back(C(kSteps, {8, 3.4, 2.6 + 0.02 * s, c_mid[s], 1.7}));
-  }
-  TrialInputs in = TwoArms(random, curated, 0.5, 30, 2);
-  in.arms[0].seeds = {1, 2, 3, 4};
-  in.arms[1].seeds = {1, 2, 3, 4};
-  return in;
-}
 
 TEST(ComputeTrial, PointEstimatePerSeedAndBootstrap) {
   TrialInputs in = FourSeeds();
@@ -308,49 +280,6 @@ TEST(CheckComputeMatched, RefusesArmsThatDifferAndNamesTheRuns) {
   runs.back() = {"curated/seed-2", 1.5e9, 2000, 2048};
   EXPECT_NE(CheckComputeMatched(runs).message().find("2048 tokens/step"), std::string::npos);
   EXPECT_FALSE(CheckComputeMatched({}).ok());
-}
-
-LabQuestion Question() {
-  LabQuestion q;
-  q.target = "brown:news";
-  q.pool = "the bundled pool";
-  q.selector = "dsir";
-  q.model = "tiny";
-  q.model_params = 100096;
-  q.steps = 2000;
-  q.seeds = 4;
-  q.pool_bytes = 12'300'000;
-  q.eval_bytes = 250'000;
-  return q;
-}
-
-TEST(LabRecord, SummaryFirstFalsifierFixedAndLimitsStated) {
-  auto r = ComputeTrial(FourSeeds());
-  ASSERT_TRUE(r.ok());
-  nlohmann::json rec = BuildLabRecord(Question(), *r);
-  for (const char* key : {"summary", "question", "falsifier", "finding", "does_not_show"}) {
-    EXPECT_TRUE(rec.contains(key)) << key;
-  }
-  EXPECT_EQ(rec["falsifier"], Falsifier(Question()));
-  EXPECT_NE(rec["falsifier"].get<std::string>().find("within S = 2,000 training steps"),
-            std::string::npos);
-  EXPECT_NE(rec["summary"].get<std::string>().find("less training compute"), std::string::npos);
-  EXPECT_GE(rec["does_not_show"].size(), 4u);
-  std::string text = LabRecordText(rec);
-  EXPECT_EQ(text.rfind("Summary\n", 0), 0u) << text;
-  EXPECT_NE(text.find("What this does not show"), std::string::npos);
-  for (size_t start = 0, end; (end = text.find('\n', start)) != std::string::npos;
-       start = end + 1) {
-    EXPECT_LE(end - start, 100u) << text.substr(start, end - start);
-  }
-}
-
-TEST(LabRecord, NeverCaughtUpSaysSo) {
-  auto r = ComputeTrial(TwoArms({C(kSteps, {8, 4, 3, 2.5, 2.0})}, {C(kSteps, {8, 5, 4, 3, 2.5})}));
-  ASSERT_TRUE(r.ok());
-  nlohmann::json rec = BuildLabRecord(Question(), *r);
-  EXPECT_NE(rec["summary"].get<std::string>().find("never caught up"), std::string::npos);
-  EXPECT_NE(rec["finding"].get<std::string>().find("The falsifier occurred"), std::string::npos);
 }
 
 TEST(Format, NumbersForPeople) {

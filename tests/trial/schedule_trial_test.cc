@@ -6,9 +6,12 @@
 
 #include <cmath>
 
+#include "narrate/schedule_record.h"
 #include "testing/planted.h"
 #include "testing/testing.h"
+#include "trial/result_json.h"
 #include "trial/schedule_metrics.h"
+#include "trial/schedule_runs.h"
 
 namespace preflight::trial {
 namespace {
@@ -17,30 +20,7 @@ using preflight::testing::ReadText;
 using preflight::testing::RunCli;
 using preflight::testing::ScratchDir;
 using preflight::testing::WriteText;
-
-// A run evaluated at steps 0,10,...,40 whose steps cost `full` FLOPs until `frozen_at` and
-// `frozen` after; core-seconds and wall seconds are FLOPs / 1000 and / 2000.
-ScheduleRun MakeRun(uint64_t seed, std::vector<double> bpb, double full, double frozen,
-                    int64_t frozen_at, double trigger_flops = 0) {
-  ScheduleRun r;
-  r.seed = seed;
-  double flops = 0;
-  for (size_t i = 0; i < bpb.size(); ++i) {
-    const int64_t step = static_cast<int64_t>(i) * 10;
-    r.curve.steps.push_back(step);
-    r.curve.bpb.push_back(bpb[i]);
-    r.flops.push_back(flops);
-    r.core_seconds.push_back(flops / 1000);
-    r.train_seconds.push_back(flops / 2000);
-    for (int s = 0; s < 10; ++s) flops += (frozen_at >= 0 && step + s >= frozen_at) ? frozen : full;
-  }
-  r.steps = r.curve.steps.back();
-  r.frozen_at = frozen_at;
-  r.trigger_flops = trigger_flops;
-  r.trigger_core_seconds = trigger_flops / 1000;
-  r.trigger_seconds = trigger_flops / 2000;
-  return r;
-}
+using testing::MakeRun;
 
 ScheduleTrialInputs Inputs(std::vector<ScheduleArm> arms) {
   ScheduleTrialInputs in;
@@ -85,9 +65,8 @@ TEST(ScheduleMetrics, SavingsOnCumulativeFlopsNetOfTheTrigger) {
 
   // Interpolation on the FLOPs axis: crossing 2.3 between (3000 FLOPs, 2.5) and
   // (4000 FLOPs, 2.2)... for the arm, between (2600, 2.6) and (3200, 2.2): 3/4 of the way.
-  Crossing x = CrossingOf(arm.runs[0].curve, arm.runs[0].flops, arm.runs[0].core_seconds,
-                          arm.runs[0].train_seconds, 2.3);
-  EXPECT_DOUBLE_EQ(x.flops, 2600 + 0.75 * 600);
+  Crossing x = CrossingOf(MeteredOf(arm.runs[0]), 2.3);
+  EXPECT_DOUBLE_EQ(x.columns[kFlopsColumn], 2600 + 0.75 * 600);
   EXPECT_DOUBLE_EQ(x.step, 37.5);
 
   // The JSON view carries the DESIGN keys for the primary comparison.
@@ -130,9 +109,9 @@ TEST(ScheduleMetrics, BestFixedBesideAdaptive) {
   EXPECT_EQ(r->verdict.best_fixed, 1);
   EXPECT_EQ(r->verdict.best_adaptive, 2);
   EXPECT_EQ(r->verdict.winner, "fixed");
-  EXPECT_NE(r->verdict.text.find("selection on the eval set"), std::string::npos);
-  ScheduleQuestion q{"brown:cj", "a random 25% of the pool", "tiny", 1000, 40, 1, 100};
-  nlohmann::json record = BuildScheduleLabRecord(q, *r);
+  EXPECT_NE(narrate::ScheduleVerdictText(*r).find("selection on the eval set"), std::string::npos);
+  narrate::ScheduleQuestion q{"brown:cj", "a random 25% of the pool", "tiny", 1000, 40, 1, 100};
+  nlohmann::json record = narrate::BuildScheduleLabRecord(q, *r);
   for (const char* key : {"summary", "question", "falsifier", "finding"}) {
     EXPECT_FALSE(record[key].get<std::string>().empty()) << key;
   }

@@ -1,0 +1,156 @@
+#include "trial/result_json.h"
+
+#include <cmath>
+
+namespace preflight::trial {
+namespace {
+
+using nlohmann::json;
+
+json Num(double x) { return std::isfinite(x) ? json(x) : json(nullptr); }
+
+// compute_saved's keys both kinds of trial share.
+json ComputeSaved(double gross, double net, const BootstrapResult& ci, json per_seed) {
+  return {{"gross", Num(gross)},
+          {"net", Num(net)},
+          {"ci95", {Num(ci.net.lo), Num(ci.net.hi)}},
+          {"ci95_gross", {Num(ci.gross.lo), Num(ci.gross.hi)}},
+          {"per_seed", std::move(per_seed)},
+          {"bootstrap",
+           {{"resamples", ci.resamples},
+            {"never_caught_up", ci.never_caught_up},
+            {"undefined", ci.undefined}}}};
+}
+
+// The keys of a comparison both kinds of trial share.
+json ComparisonCore(const std::string& arm, const std::string& baseline, double l_star,
+                    double t_baseline, double t_arm, bool caught_up, json compute_saved) {
+  return {{"arm", arm},
+          {"baseline", baseline},
+          {"l_star", l_star},
+          {"t_baseline", t_baseline},
+          {"t_arm", Num(t_arm)},
+          {"caught_up", caught_up},
+          {"compute_saved", std::move(compute_saved)}};
+}
+
+// arms[{name, data_kind, schedule, mean_curve{steps, bpb[, flops]}}].
+json ArmsJson(const std::vector<ArmSpec>& arms, const std::vector<Curve>& mean_curves,
+              const std::vector<std::vector<double>>* mean_flops) {
+  json out = json::array();
+  for (size_t a = 0; a < arms.size(); ++a) {
+    json curve = {{"steps", mean_curves[a].steps}, {"bpb", mean_curves[a].bpb}};
+    if (mean_flops != nullptr) curve["flops"] = (*mean_flops)[a];
+    out.push_back({{"name", arms[a].name},
+                   {"data_kind", arms[a].data_kind},
+                   {"schedule", arms[a].schedule},
+                   {"mean_curve", curve}});
+  }
+  return out;
+}
+
+// The keys every trial result has.
+json ResultCore(const std::vector<ArmSpec>& arms, size_t baseline, int64_t budget_steps,
+                double flops_per_step, const BootstrapOptions& bootstrap, json arms_json,
+                json comparisons) {
+  return {{"arms", std::move(arms_json)},    {"baseline", arms[baseline].name},
+          {"budget_steps", budget_steps},    {"flops_per_step", flops_per_step},
+          {"bootstrap", bootstrap.ToJson()}, {"comparisons", std::move(comparisons)}};
+}
+
+}  // namespace
+
+json SavingToJson(const Saving& s) {
+  return {{"l_star", s.l_star},       {"t_baseline", s.t_baseline}, {"t_arm", Num(s.t_arm)},
+          {"caught_up", s.caught_up}, {"gross", Num(s.gross)},      {"net", Num(s.net)}};
+}
+
+json ComparisonToJson(const Comparison& c) {
+  json per_seed = json::array();
+  for (const SeedSaving& p : c.per_seed) {
+    json j = SavingToJson(p.saving);
+    j["seed"] = p.seed;
+    per_seed.push_back(j);
+  }
+  json out = ComparisonCore(c.arm, c.baseline, c.saving.l_star, c.saving.t_baseline, c.saving.t_arm,
+                            c.saving.caught_up,
+                            ComputeSaved(c.saving.gross, c.saving.net, c.ci, per_seed));
+  out["cost"] = {{"arm_core_seconds", c.arm_cost_core_seconds},
+                 {"baseline_core_seconds", c.baseline_cost_core_seconds}};
+  out["flops"] = {{"to_baseline", Num(c.flops_to_baseline)}, {"to_arm", Num(c.flops_to_arm)}};
+  return out;
+}
+
+json TrialResultToJson(const TrialResult& r) {
+  json comparisons = json::array();
+  for (const Comparison& c : r.comparisons) comparisons.push_back(ComparisonToJson(c));
+  json out = ResultCore(r.arms, r.baseline, r.budget_steps, r.flops_per_step, r.bootstrap,
+                        ArmsJson(r.arms, r.mean_curves, nullptr), comparisons);
+  out["core_seconds_per_step"] = r.core_seconds_per_step;
+  if (!r.comparisons.empty()) {
+    const json& primary = comparisons[0];
+    out["compute_saved"] = primary["compute_saved"];
+    out["caught_up"] = primary["caught_up"];
+    out["l_star"] = primary["l_star"];
+    out["t_random"] = primary["t_baseline"];
+    out["t_curated"] = primary["t_arm"];
+  }
+  return out;
+}
+
+json ScheduleComparisonToJson(const ScheduleComparison& c) {
+  json per_seed = json::array();
+  for (const ScheduleSeed& s : c.per_seed) {
+    per_seed.push_back({{"seed", s.seed},
+                        {"caught_up", s.caught_up},
+                        {"gross", Num(s.gross)},
+                        {"net", Num(s.net)},
+                        {"loss_at_equal_compute", s.loss_at_equal_compute},
+                        {"frozen_at", s.frozen_at},
+                        {"steps", s.steps}});
+  }
+  json saved = ComputeSaved(c.gross, c.net, c.ci, per_seed);
+  saved["core_seconds"] = Num(c.net_core_seconds);
+  saved["wall"] = Num(c.net_wall);
+  saved["axis"] = "cumulative training FLOPs";
+  json out = ComparisonCore(c.arm, c.baseline, c.l_star, c.t_baseline, c.t_arm, c.caught_up, saved);
+  out["schedule"] = c.schedule;
+  out["kind"] = c.kind;
+  out["flops"] = {{"to_baseline", Num(c.flops_baseline)},
+                  {"to_arm", Num(c.flops_arm)},
+                  {"total_baseline", c.total_flops_baseline},
+                  {"total_arm", c.total_flops_arm}};
+  out["core_seconds"] = {{"to_baseline", Num(c.core_baseline)}, {"to_arm", Num(c.core_arm)}};
+  out["train_seconds"] = {{"to_baseline", Num(c.wall_baseline)}, {"to_arm", Num(c.wall_arm)}};
+  out["trigger"] = {{"flops", c.trigger_flops},
+                    {"core_seconds", c.trigger_core_seconds},
+                    {"seconds", c.trigger_seconds}};
+  out["loss_at_equal_compute"] = c.loss_at_equal_compute;
+  out["frozen_at"] = c.frozen_at < 0 ? json(nullptr) : json(c.frozen_at);
+  out["frozen_runs"] = c.frozen_runs;
+  out["stopped_runs"] = c.stopped_runs;
+  return out;
+}
+
+json ScheduleTrialResultToJson(const ScheduleTrialResult& r) {
+  json comparisons = json::array();
+  for (const auto& c : r.comparisons) comparisons.push_back(ScheduleComparisonToJson(c));
+  auto name_of = [&](int i) { return i < 0 ? json(nullptr) : json(r.comparisons[i].arm); };
+  json out = ResultCore(r.arms, r.baseline, r.budget_steps, r.flops_per_step, r.bootstrap,
+                        ArmsJson(r.arms, r.mean_curves, &r.mean_flops), comparisons);
+  out["kind"] = "schedule";
+  out["verdict"] = {{"best_fixed", name_of(r.verdict.best_fixed)},
+                    {"best_adaptive", name_of(r.verdict.best_adaptive)},
+                    {"winner", r.verdict.winner},
+                    {"text", r.verdict.text}};
+  if (!r.comparisons.empty()) {
+    out["compute_saved"] = comparisons[0]["compute_saved"];
+    out["caught_up"] = comparisons[0]["caught_up"];
+    out["l_star"] = comparisons[0]["l_star"];
+    out["t_baseline"] = comparisons[0]["t_baseline"];
+    out["t_arm"] = comparisons[0]["t_arm"];
+  }
+  return out;
+}
+
+}  // namespace preflight::trial
