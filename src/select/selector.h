@@ -35,8 +35,10 @@ struct SelectOptions {
   DsirOptions dsir;
   ClassifierOptions classifier;
   std::string mpi_cut = "radix";  // Budget cut across MPI ranks: radix | gather (cut.h).
-  std::string out_path;           // Kept documents (JSONL).
+  std::string out_path;           // Kept documents (JSONL; ".zst" or ".gz" compresses).
   std::string manifest_path;      // Default: out_path + ".manifest.json".
+  std::string annotate_path;      // One {"id","score","kept"} line per pool document; "": none.
+  std::string id_field = "id";    // A document's id (else "<file>:<line>").
 
   Status Validate() const;
 };
@@ -56,6 +58,14 @@ struct SelectionResult {
   std::vector<ScoredDoc> bottom_pool;  // The lowest-scoring pool documents (dsir, classifier).
   uint64_t pool_docs = 0, pool_bytes = 0, kept_docs = 0, kept_bytes = 0, budget_bytes = 0;
   double core_seconds = 0, wall_seconds = 0;
+  // Typed, for callers that reuse one selection (e.g. a forecast and a trial's arms). Alone they
+  // cover the whole pool; in a group of processes, only this process's records, from
+  // `first_index` on. Indices are Record::index (pool records, bad lines included).
+  uint64_t first_index = 0;
+  std::vector<uint64_t> kept;  // Kept record indices, increasing.
+  // [records]: the selector's score of record first_index + i (dsir: log importance weight;
+  // classifier: P(target); random: Gumbel key); NaN for bad lines and for the `first` selector.
+  std::vector<double> scores;
 };
 
 // Progress of each stage ("pool", "target", "score", "write") in bytes read.

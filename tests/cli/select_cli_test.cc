@@ -145,8 +145,9 @@ TEST_F(SelectBadInput, MissingPoolFile) {
 
 TEST_F(SelectBadInput, UnwritableOutput) {
   WriteText(dir_ + "/in.pool.jsonl", kGoodPool);
-  ExpectCleanFailure(Select(dir_, dir_ + "/in.pool.jsonl", "", "/nonexistent-dir/kept.jsonl"), dir_,
-                     "/nonexistent-dir/kept.jsonl: cannot write output");
+  // Missing parent folders are created, so the unwritable place is one no one can write: /proc.
+  ExpectCleanFailure(Select(dir_, dir_ + "/in.pool.jsonl", "", "/proc/kept.jsonl"), dir_,
+                     "/proc/kept.jsonl: cannot write output");
 }
 
 TEST(SelectCli, HelpTeachesAndExitsZero) {
