@@ -24,6 +24,35 @@ nlohmann::json ExplainJson(const std::vector<ScoredDoc>& docs) {
 
 }  // namespace
 
+SkippedLine ParseSkippedLine(const std::string& message, const std::vector<std::string>& inputs) {
+  size_t file_end = 0;
+  for (const std::string& p : inputs)
+    if (p.size() > file_end && message.compare(0, p.size(), p) == 0) file_end = p.size();
+  // "<input>:<digits>: why" names a line; otherwise the place ends at the first ": " after the
+  // input's path (a folder's file).
+  if (file_end > 0 && file_end < message.size() && message[file_end] == ':') {
+    size_t q = file_end + 1;
+    while (q < message.size() && message[q] >= '0' && message[q] <= '9') ++q;
+    if (q > file_end + 1 && message.compare(q, 2, ": ") == 0)
+      return {message.substr(0, q), message.substr(q + 2)};
+  }
+  const size_t colon = message.find(": ", file_end);
+  if (colon == std::string::npos) return {"", message};
+  return {message.substr(0, colon), message.substr(colon + 2)};
+}
+
+std::vector<SkippedLine> SkippedLines(const corpus::ScanSummary& pool,
+                                      const corpus::ScanSummary& target,
+                                      const std::vector<std::string>& inputs) {
+  // TODO(corpus ReadStats): take the readers' structured list of bad lines (file, line, reason)
+  // here instead of parsing their messages; nothing else changes.
+  std::vector<SkippedLine> out;
+  for (const auto* summary : {&pool, &target})
+    for (const std::string& message : summary->bad_examples)
+      if (out.size() < kSkippedListed) out.push_back(ParseSkippedLine(message, inputs));
+  return out;
+}
+
 nlohmann::json BuildManifest(const SelectOptions& o, const nlohmann::json& params,
                              const corpus::ScanSummary& pool, const corpus::ScanSummary& target,
                              const SelectionResult& result, OutputFile& kept,
@@ -31,16 +60,31 @@ nlohmann::json BuildManifest(const SelectOptions& o, const nlohmann::json& param
   nlohmann::json m;
   m["selector"] = o.selector;
   m["seed"] = o.seed;
-  m["keep"] = o.keep;
+  // The budget asked for: "keep" (a fraction of the pool's bytes; null under another budget),
+  // and "budget": {"by": the flag without dashes, "value": as given}.
+  const std::string by = o.BudgetFlag();
+  m["keep"] = by == "keep" ? nlohmann::json(o.keep) : nlohmann::json();
+  m["budget"] = {{"by", by},
+                 {"value", by == "keep"        ? nlohmann::json(o.keep)
+                           : by == "keep_docs" ? nlohmann::json(o.keep_docs)
+                                               : nlohmann::json(o.keep_bytes)}};
   m["params"] = params;
   m["text_field"] = o.read.text_field;
   m["inputs"] = {{"pool", InputsJson(pool)}, {"target", InputsJson(target)}};
   m["pool_docs"] = pool.docs;
   m["pool_bytes"] = pool.text_bytes;
-  m["budget_bytes"] = result.budget_bytes;
+  // Under a document budget there is no byte budget (null), and budget_docs says it.
+  m["budget_bytes"] = o.keep_docs > 0 ? nlohmann::json() : nlohmann::json(result.budget_bytes);
+  if (o.keep_docs > 0) m["budget_docs"] = result.budget_docs;
   m["kept_docs"] = result.kept_docs;
   m["kept_bytes"] = result.kept_bytes;
   m["skipped_bad_lines"] = pool.bad + target.bad;
+  if (!result.skipped.empty()) {
+    nlohmann::json lines = nlohmann::json::array();
+    for (const SkippedLine& s : result.skipped)
+      lines.push_back({{"where", s.where}, {"why", s.why}});
+    m["skipped_lines"] = lines;  // The first kSkippedListed; skipped_bad_lines counts them all.
+  }
   if (!result.top_kept.empty()) {
     m["explain"] = {{"top_kept", ExplainJson(result.top_kept)},
                     {"lowest_in_pool", ExplainJson(result.bottom_pool)}};

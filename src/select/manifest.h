@@ -20,6 +20,15 @@ nlohmann::json BuildManifest(const SelectOptions& options, const nlohmann::json&
                              const SelectionResult& result, OutputFile& kept,
                              OutputFile* annotations);
 
+// A reader's bad-line message ("<input>:<line>: <why>", or "<folder>/<file>: <why>") as a
+// SkippedLine; `inputs` are the paths read (the longest that starts the message is its file).
+SkippedLine ParseSkippedLine(const std::string& message, const std::vector<std::string>& inputs);
+
+// The skipped lines of the pool then the target, at most kSkippedListed.
+std::vector<SkippedLine> SkippedLines(const corpus::ScanSummary& pool,
+                                      const corpus::ScanSummary& target,
+                                      const std::vector<std::string>& inputs);
+
 // The "cost" block: this run's measurement (in a group, with every rank's phases).
 nlohmann::json CostJson(const SelectionResult& result, int threads, const nlohmann::json& mpi);
 

@@ -218,7 +218,14 @@ Status ReadPool(const SelectionContext& ctx, bool count_features, PoolPass* out)
   out->summary = std::move(*scanned);
   if (!ctx.distributed()) out->records = out->summary.records;
   grow(out->records);
-  if (ctx.distributed()) PF_RETURN_IF_ERROR(CombineSummaries(g, &out->summary));
+  if (ctx.distributed()) {
+    PF_RETURN_IF_ERROR(CombineSummaries(g, &out->summary));
+    // Each process lists its part's first bad lines; in rank order their concatenation begins
+    // with the whole pool's first ones.
+    PF_ASSIGN_OR_RETURN(out->summary.bad_examples, GatherStrings(g, out->summary.bad_examples));
+    if (out->summary.bad_examples.size() > kSkippedListed)
+      out->summary.bad_examples.resize(kSkippedListed);
+  }
   if (out->summary.docs == 0) {
     return Status::InvalidArgument("the pool has no documents (" + ctx.pool->front() + ")");
   }

@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "base/clock.h"
+#include "base/format.h"
 #include "select/manifest.h"
 #include "select/output.h"
 #include "select/pool_pass.h"
@@ -36,12 +37,29 @@ std::string ManifestPathOf(const SelectOptions& o) {
   return o.manifest_path.empty() ? o.out_path + ".manifest.json" : o.manifest_path;
 }
 
-// The cut's candidates: this process's valid records with their keys and costs.
-std::vector<Candidate> Candidates(const PoolPass& pool, const Scores& scores) {
+// A number as a person typed it: "0.25", "1.5", "nan", "-inf".
+std::string NumberText(double x) {
+  if (std::isnan(x)) return "nan";
+  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+  return FormatG(x, 6);
+}
+
+// The budget in the cut's unit: documents under keep_docs, else text bytes; never more than the
+// pool holds (so the cut always reaches it).
+uint64_t BudgetOf(const SelectOptions& o, const corpus::ScanSummary& pool) {
+  if (o.keep_docs > 0) return std::min(o.keep_docs, pool.docs);
+  if (o.keep_bytes > 0) return std::min(o.keep_bytes, pool.text_bytes);
+  return static_cast<uint64_t>(std::ceil(o.keep * static_cast<double>(pool.text_bytes)));
+}
+
+// The cut's candidates: this process's valid records with their keys and costs (1 each under a
+// document budget, else their text bytes).
+std::vector<Candidate> Candidates(const PoolPass& pool, const Scores& scores, bool by_docs) {
   std::vector<Candidate> out;
   out.reserve(pool.records);
   for (uint64_t k = 0; k < pool.records; ++k)
-    if (pool.valid[k]) out.push_back({pool.base + k, scores.key[k], pool.bytes[k]});
+    if (pool.valid[k])
+      out.push_back({pool.base + k, scores.key[k], by_docs ? uint64_t{1} : pool.bytes[k]});
   return out;
 }
 
@@ -70,6 +88,12 @@ nlohmann::json ReceiptInputs(const nlohmann::json& manifest_inputs) {
   return out;
 }
 
+const char* SelectOptions::BudgetFlag() const {
+  if (keep_docs > 0) return "keep_docs";
+  if (keep_bytes > 0) return "keep_bytes";
+  return "keep";
+}
+
 const std::vector<std::string>& SelectorNames() {
   static const std::vector<std::string> kNames = {"random", "first", "dsir", "classifier"};
   return kNames;
@@ -82,7 +106,10 @@ Status SelectOptions::Validate() const {
                                    "' (choose random, first, dsir or classifier)");
   }
   if (!(keep > 0 && keep <= 1)) {
-    return Status::InvalidArgument("--keep must be in (0, 1], got " + nlohmann::json(keep).dump());
+    return Status::InvalidArgument("--keep must be a number in (0, 1], got " + NumberText(keep));
+  }
+  if (keep_docs > 0 && keep_bytes > 0) {
+    return Status::InvalidArgument("give one budget: --keep, --keep-docs or --keep-bytes");
   }
   if (threads < 1) return Status::InvalidArgument("--threads must be at least 1");
   if (out_path.empty()) return Status::InvalidArgument("--out is required");
@@ -114,14 +141,14 @@ Result<SelectionResult> RunSelection(const std::vector<std::string>& pool,
   PF_RETURN_IF_ERROR(ReadTarget(ctx, selector->target_need(), &target_pass));
   PoolPass pool_pass;
   PF_RETURN_IF_ERROR(ReadPool(ctx, selector->counts_pool_features(), &pool_pass));
-  const auto budget =
-      static_cast<uint64_t>(std::ceil(o.keep * static_cast<double>(pool_pass.summary.text_bytes)));
+  const uint64_t budget = BudgetOf(o, pool_pass.summary);
+  const bool by_docs = o.keep_docs > 0;
 
   Scores scores;
   PF_RETURN_IF_ERROR(selector->Score(ctx, pool_pass, target_pass, &scores));
   g.SetPhase("cut");
   PF_ASSIGN_OR_RETURN(std::vector<uint64_t> kept,
-                      CutCandidates(ctx, Candidates(pool_pass, scores), budget));
+                      CutCandidates(ctx, Candidates(pool_pass, scores, by_docs), budget));
 
   WrittenSelection written;
   PickExplained(pool_pass, scores, kept, kExplain, &written);
@@ -133,12 +160,16 @@ Result<SelectionResult> RunSelection(const std::vector<std::string>& pool,
   result.pool_bytes = pool_pass.summary.text_bytes;
   result.kept_docs = written.kept_docs;
   result.kept_bytes = written.kept_bytes;
-  result.budget_bytes = budget;
+  (by_docs ? result.budget_docs : result.budget_bytes) = budget;
   result.top_kept = std::move(written.top_kept);
   result.bottom_pool = std::move(written.lowest_in_pool);
   result.first_index = pool_pass.base;
   result.kept = std::move(kept);
   result.scores = std::move(scores.score);
+  std::vector<std::string> inputs = pool;
+  inputs.insert(inputs.end(), target.begin(), target.end());
+  result.skipped = SkippedLines(pool_pass.summary, target_pass.summary, inputs);
+  result.skipped_count = pool_pass.summary.bad + target_pass.summary.bad;
   // Measured costs: a group's core-seconds are those of all its processes.
   PF_ASSIGN_OR_RETURN(result.core_seconds, g.SumDouble(meter.core_seconds()));
   PF_ASSIGN_OR_RETURN(nlohmann::json mpi, GatherMpiCosts(ctx));

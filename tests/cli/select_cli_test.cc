@@ -115,11 +115,17 @@ TEST_F(SelectBadInput, DocumentOver64MiB) {
 TEST_F(SelectBadInput, KeepOutsideUnitInterval) {
   WriteText(dir_ + "/in.pool.jsonl", kGoodPool);
   ExpectCleanFailure(Select(dir_, dir_ + "/in.pool.jsonl", "--keep 0"), dir_,
-                     "--keep must be in (0, 1], got 0.0");
+                     "--keep must be a number in (0, 1], got 0");
   ExpectCleanFailure(Select(dir_, dir_ + "/in.pool.jsonl", "--keep 1.5"), dir_,
-                     "--keep must be in (0, 1], got 1.5");
+                     "--keep must be a number in (0, 1], got 1.5");
   ExpectCleanFailure(Select(dir_, dir_ + "/in.pool.jsonl", "--keep -0.25"), dir_,
-                     "--keep must be in (0, 1], got -0.25");
+                     "--keep must be a number in (0, 1], got -0.25");
+  ExpectCleanFailure(Select(dir_, dir_ + "/in.pool.jsonl", "--keep nan"), dir_,
+                     "--keep must be a number in (0, 1], got nan");
+  ExpectCleanFailure(Select(dir_, dir_ + "/in.pool.jsonl", "--keep inf"), dir_,
+                     "--keep must be a number in (0, 1], got inf");
+  ExpectCleanFailure(Select(dir_, dir_ + "/in.pool.jsonl", "--keep quarter"), dir_,
+                     "--keep must be a number in (0, 1], got quarter");
 }
 
 TEST_F(SelectBadInput, UnreadableZst) {

@@ -127,7 +127,7 @@ TEST(Selector, RejectsBadOptions) {
   SelectOptions o;
   o.out_path = "x.jsonl";
   o.keep = 0;
-  EXPECT_EQ(o.Validate().message(), "--keep must be in (0, 1], got 0.0");
+  EXPECT_EQ(o.Validate().message(), "--keep must be a number in (0, 1], got 0");
   o.keep = 1.5;
   EXPECT_FALSE(o.Validate().ok());
   o.keep = 1;
