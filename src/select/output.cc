@@ -128,9 +128,9 @@ Status OutputFile::WriteFile(std::string_view bytes) {
 }
 
 Status OutputFile::Write(std::string_view bytes) {
-  content_sha_.Update(bytes);
   content_bytes_ += bytes.size();
-  if (!encoder_) return WriteFile(bytes);
+  if (!encoder_) return WriteFile(bytes);  // Content and file are the same bytes: one hash.
+  content_sha_.Update(bytes);
   return encoder_->Feed(bytes, /*end=*/false, path(),
                         [this](std::string_view out) { return WriteFile(out); });
 }

@@ -43,7 +43,10 @@ class OutputFile {
   Compression compression() const { return compression_; }
   uint64_t content_bytes() const { return content_bytes_; }  // Before compression.
   uint64_t file_bytes() const { return file_.bytes_written(); }
-  std::string content_sha256() { return content_sha_.HexDigest(); }  // Once, after Commit().
+  // Once, after Commit(); of a plain file, the file's hash (the same bytes).
+  std::string content_sha256() {
+    return compression_ == Compression::kNone ? file_sha256() : content_sha_.HexDigest();
+  }
   std::string file_sha256() { return file_sha_.HexDigest(); }        // Once, after Commit().
 
  private:
