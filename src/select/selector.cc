@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <utility>
 
 #include "base/clock.h"
 #include "base/format.h"
@@ -22,6 +24,42 @@ namespace {
 // The documents named in the manifest's "explain" block, from each end.
 constexpr size_t kExplain = 5;
 
+std::string ManifestPathOf(const SelectOptions& o);
+
+// The outputs are three different files, none of them an input (renaming over an input would
+// replace it with the selection).
+Status CheckOutputsAreNew(const std::vector<std::string>& pool,
+                          const std::vector<std::string>& target, const SelectOptions& o) {
+  const std::vector<std::pair<std::string, std::string>> outputs = {
+      {"--out", o.out_path}, {"--manifest", ManifestPathOf(o)}, {"--annotate", o.annotate_path}};
+  auto same = [](const std::string& a, const std::string& b) {
+    std::error_code ec;
+    const auto norm = [&ec](const std::string& p) {
+      return std::filesystem::absolute(p, ec).lexically_normal();
+    };
+    return a == b || norm(a) == norm(b) || std::filesystem::equivalent(a, b, ec);
+  };
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const auto& [flag, path] = outputs[i];
+    if (path.empty()) continue;
+    for (size_t j = i + 1; j < outputs.size(); ++j) {
+      if (!outputs[j].second.empty() && same(path, outputs[j].second)) {
+        return Status::InvalidArgument(flag + " and " + outputs[j].first + " name the same file, " +
+                                       path + "; give them different paths");
+      }
+    }
+    for (const auto* inputs : {&pool, &target}) {
+      for (const std::string& in : *inputs) {
+        if (same(path, in)) {
+          return Status::InvalidArgument(flag + " " + path +
+                                         " is also an input; write the selection elsewhere");
+        }
+      }
+    }
+  }
+  return Status::Ok();
+}
+
 Status CheckRequest(const std::vector<std::string>& pool, const std::vector<std::string>& target,
                     const SelectOptions& o) {
   PF_RETURN_IF_ERROR(o.Validate());
@@ -30,7 +68,7 @@ Status CheckRequest(const std::vector<std::string>& pool, const std::vector<std:
   if (needs_target && target.empty()) {
     return Status::InvalidArgument("--target is required for the " + o.selector + " selector");
   }
-  return Status::Ok();
+  return CheckOutputsAreNew(pool, target, o);
 }
 
 std::string ManifestPathOf(const SelectOptions& o) {

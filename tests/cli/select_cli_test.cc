@@ -391,6 +391,18 @@ TEST_F(SelectBadInput, UnwritableOutputsFailBeforeAnyWork) {
   ExpectCleanFailure(Select(dir_, pool), dir_, pool + ":2: malformed JSON");
 }
 
+// Renaming the output over an input would replace the pool with the selection; two outputs on one
+// path would overwrite each other.
+TEST_F(SelectBadInput, OutputsAreNotInputsNorEachOther) {
+  WriteText(dir_ + "/in.pool.jsonl", kGoodPool);
+  const std::string pool = dir_ + "/in.pool.jsonl";
+  ExpectCleanFailure(Select(dir_, pool, "", pool), dir_,
+                     "--out " + pool + " is also an input; write the selection elsewhere");
+  EXPECT_EQ(ReadText(pool), kGoodPool);
+  ExpectCleanFailure(Select(dir_, pool, "--annotate " + dir_ + "/./kept.jsonl"), dir_,
+                     "--out and --annotate name the same file, " + dir_ + "/kept.jsonl");
+}
+
 TEST_F(SelectBadInput, SkipBadListsTheSkippedLines) {
   WriteText(dir_ + "/in.pool.jsonl",
             std::string(kGoodPool) + "{\"text\": \"caf\xe9\"}\nnot json\n{\"body\": 1}\n");
