@@ -1,5 +1,7 @@
 #include "select/write_pass.h"
 
+#include <simdjson.h>
+
 #include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
@@ -184,6 +186,21 @@ Status WriteInGroup(const SelectionContext& ctx, PoolPass* pool, const Scores& s
 
 std::string DocumentId(std::string_view line, const std::string& id_field, const std::string& file,
                        int64_t line_no) {
+  // The common case, a string id named once, through simdjson's on-demand parser: it skips over
+  // the text instead of building it (--annotate on a 100 MB pool: +0.37 core-seconds against
+  // +0.66 with the full parse, for a 0.95 core-second dsir selection). Anything else (no id,
+  // another type, the key written twice) takes the full parse below, which defines the result.
+  thread_local simdjson::ondemand::parser parser;
+  const simdjson::padded_string padded(line);
+  simdjson::ondemand::document doc;
+  simdjson::ondemand::object object;
+  std::string_view id;
+  if (parser.iterate(padded).get(doc) == simdjson::SUCCESS &&
+      doc.get_object().get(object) == simdjson::SUCCESS &&
+      object.find_field_unordered(id_field).get_string().get(id) == simdjson::SUCCESS &&
+      line.find("\"" + id_field + "\"") == line.rfind("\"" + id_field + "\"")) {
+    return std::string(id);
+  }
   auto j = nlohmann::json::parse(line, nullptr, false);
   if (j.is_object()) {
     auto it = j.find(id_field);
