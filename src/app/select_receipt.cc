@@ -13,7 +13,7 @@ std::string ManifestPath(const select::SelectOptions& o) {
 Result<std::string> AppendSelectionReceipt(const select::SelectOptions& o,
                                            const select::SelectionResult& result,
                                            const std::string& ledger_path) {
-  const nlohmann::json& m = result.manifest;
+  const nlohmann::json& m = result.manifest;  // as written: every key below is there
   ledger::Receipt receipt;
   receipt.kind = ledger::ReceiptKind::kSelection;
   for (const char* role : {"pool", "target"}) {

@@ -1,12 +1,15 @@
 // preflight select: keep the part of a pool most like a target, or a baseline, to a byte budget.
 
+#include <cerrno>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
-#include "app/select_receipt.h"
 #include "base/file.h"
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "cli/progress.h"
+#include "app/select_receipt.h"
 #include "ledger/ledger.h"
 #include "select/selector.h"
 #ifdef PREFLIGHT_HAVE_DIST
@@ -14,58 +17,196 @@
 #endif
 
 namespace preflight::cli {
+namespace {
+
+// The budget flags as typed: exactly one of them (none: --keep 0.25).
+struct BudgetFlags {
+  std::string keep, keep_docs, keep_bytes;
+};
+
+// A whole number >= 1 for `flag`, or a plain message saying what was given.
+Result<uint64_t> ParseCount(const std::string& flag, const std::string& text, const char* unit) {
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long n = std::strtoull(text.c_str(), &end, 10);
+  if (text.empty() || text[0] == '-' || text[0] == '+' || *end != '\0' || errno != 0 || n == 0) {
+    return Status::InvalidArgument(flag + " must be a whole number of " + unit +
+                                   ", at least 1, got " + text);
+  }
+  return static_cast<uint64_t>(n);
+}
+
+Status ApplyBudget(const BudgetFlags& b, select::SelectOptions* o) {
+  const int given = !b.keep.empty() + !b.keep_docs.empty() + !b.keep_bytes.empty();
+  if (given > 1) {
+    return Status::InvalidArgument(
+        "give one budget: --keep FRACTION, --keep-docs N or --keep-bytes N, not " +
+        std::to_string(given) + " of them");
+  }
+  if (!b.keep.empty()) {
+    char* end = nullptr;
+    const double keep = std::strtod(b.keep.c_str(), &end);
+    if (*end != '\0' || !std::isfinite(keep) || !(keep > 0 && keep <= 1)) {
+      return Status::InvalidArgument("--keep must be a number in (0, 1], got " + b.keep);
+    }
+    o->keep = keep;
+  }
+  if (!b.keep_docs.empty()) {
+    PF_ASSIGN_OR_RETURN(o->keep_docs, ParseCount("--keep-docs", b.keep_docs, "documents"));
+  }
+  if (!b.keep_bytes.empty()) {
+    PF_ASSIGN_OR_RETURN(o->keep_bytes, ParseCount("--keep-bytes", b.keep_bytes, "bytes"));
+  }
+  return Status::Ok();
+}
+
+// The skipped bad lines on stderr, one per line, then how many more were counted.
+void PrintSkipped(const select::SelectionResult& r) {
+  for (const auto& s : r.skipped)
+    std::fprintf(stderr, "preflight select: skipped %s: %s\n", s.where.c_str(), s.why.c_str());
+  if (r.skipped_count > r.skipped.size()) {
+    std::fprintf(
+        stderr,
+        "preflight select: skipped %llu more bad lines (the manifest lists the first %zu)\n",
+        static_cast<unsigned long long>(r.skipped_count - r.skipped.size()), r.skipped.size());
+  }
+}
+
+// What the command line asks for.
+struct SelectFlags {
+  std::vector<std::string> pool, target;
+  select::SelectOptions options;
+  BudgetFlags budget;
+  bool json = false, quiet = false;
+  std::string ledger_path = ledger::DefaultLedgerPath();
+};
+
+// Every flag of `preflight select`, into `f`.
+void AddSelectFlags(CLI::App* app, SelectFlags* f) {
+  app->add_option("--pool", f->pool, "pool files: JSONL, .jsonl.zst or plain-text folders")
+      ->required();
+  app->add_option("--target", f->target, "target documents (required by dsir and classifier)");
+  app->add_option("--selector", f->options.selector, "random | first | dsir | classifier")
+      ->capture_default_str();
+  app->add_option("--keep", f->budget.keep,
+                  "fraction of the pool's text bytes to keep, in (0, 1] (default 0.25)")
+      ->type_name("FRACTION");
+  app->add_option("--keep-docs", f->budget.keep_docs, "keep this many documents instead")
+      ->type_name("N");
+  app->add_option("--keep-bytes", f->budget.keep_bytes, "keep this many text bytes instead")
+      ->type_name("N");
+  app->add_option("--seed", f->options.seed, "seed of the Gumbel keys and the classifier")
+      ->capture_default_str();
+  app->add_option("--out", f->options.out_path,
+                  "kept documents (JSONL; .zst or .gz compresses), written atomically; missing "
+                  "folders are created")
+      ->required();
+  app->add_option("--annotate", f->options.annotate_path,
+                  "one {\"id\", \"score\", \"kept\"} line per pool document, in pool order "
+                  "(score: dsir log importance weight, classifier P(target), random Gumbel key, "
+                  "first null)");
+  app->add_option("--manifest", f->options.manifest_path,
+                  "manifest path (default: OUT.manifest.json)");
+  app->add_option("--threads", f->options.threads, "parsing and scoring threads")
+      ->capture_default_str();
+  app->add_option("--text-field", f->options.read.text_field, "JSON field holding the text")
+      ->capture_default_str();
+  app->add_option("--id-field", f->options.id_field,
+                  "JSON field holding a document's id (without one: <file>:<line>)")
+      ->capture_default_str();
+  app->add_flag("--skip-bad", f->options.read.skip_bad,
+                "count and report bad lines instead of stopping");
+  app->add_option("--max-doc-bytes", f->options.read.max_document_bytes,
+                  "largest document accepted")
+      ->capture_default_str();
+  app->add_option("--ledger", f->ledger_path, "receipt ledger")->capture_default_str();
+  app->add_option("--dsir-buckets", f->options.dsir.buckets, "dsir: hashed feature buckets")
+      ->capture_default_str();
+  app->add_option("--dsir-ngrams", f->options.dsir.ngrams,
+                  "dsir: 1 = unigrams, 2 = unigrams + bigrams")
+      ->capture_default_str();
+  app->add_option("--dsir-smoothing", f->options.dsir.smoothing, "dsir: pseudo-count per bucket")
+      ->capture_default_str();
+  app->add_option("--dsir-length", f->options.dsir.length,
+                  "dsir: normalize (per 128-word chunk) | sum")
+      ->capture_default_str();
+  app->add_option("--clf-dim", f->options.classifier.dim, "classifier: embedding size")
+      ->capture_default_str();
+  app->add_option("--clf-epochs", f->options.classifier.epochs, "classifier: epochs")
+      ->capture_default_str();
+  app->add_option("--clf-negative-ratio", f->options.classifier.negative_ratio,
+                  "classifier: negative bytes per target byte")
+      ->capture_default_str();
+  app->add_option("--mpi-cut", f->options.mpi_cut,
+                  "under mpirun: how the ranks find the budget cut, radix | gather (doc/mpi.md)")
+      ->capture_default_str();
+  app->add_flag("--json", f->json, "print one JSON document on stdout");
+  app->add_flag("--quiet", f->quiet, "no progress on stderr");
+}
+
+// The result on stdout: one JSON document with --json, else a short summary.
+void PrintResult(const SelectFlags& f, const select::SelectionResult& result,
+                 const std::string& receipt) {
+  const select::SelectOptions& o = f.options;
+  const nlohmann::json& m = result.manifest;
+  const std::string manifest_path = app::ManifestPath(o);
+  if (f.json) {
+    EmitJson(
+        {{"selector", o.selector},
+         {"seed", o.seed},
+         {"keep", m["keep"]},
+         {"budget", m["budget"]},
+         {"pool_docs", result.pool_docs},
+         {"pool_bytes", result.pool_bytes},
+         {"budget_bytes", result.budget_bytes},
+         {"budget_docs", result.budget_docs},
+         {"kept_docs", result.kept_docs},
+         {"kept_bytes", result.kept_bytes},
+         {"cost", {{"core_seconds", result.core_seconds}, {"wall_seconds", result.wall_seconds}}},
+         {"out", o.out_path},
+         {"manifest", manifest_path},
+         {"annotations",
+          o.annotate_path.empty() ? nlohmann::json() : nlohmann::json(o.annotate_path)},
+         {"receipt", receipt},
+         {"skipped_bad_lines", m["skipped_bad_lines"]}});
+  } else {
+    const std::string budget_text = result.budget_docs > 0
+                                        ? std::to_string(result.budget_docs) + " documents"
+                                        : HumanBytes(static_cast<double>(result.budget_bytes));
+    std::printf("%s kept %llu of %llu documents, %s of %s (budget %s), in %.2f core-seconds\n",
+                o.selector.c_str(), static_cast<unsigned long long>(result.kept_docs),
+                static_cast<unsigned long long>(result.pool_docs),
+                HumanBytes(static_cast<double>(result.kept_bytes)).c_str(),
+                HumanBytes(static_cast<double>(result.pool_bytes)).c_str(), budget_text.c_str(),
+                result.core_seconds);
+    std::printf("  out      %s\n  manifest %s\n  receipt  %s (%s)\n", o.out_path.c_str(),
+                manifest_path.c_str(), receipt.substr(0, 16).c_str(), f.ledger_path.c_str());
+    if (m["skipped_bad_lines"].get<uint64_t>() > 0) {
+      std::printf("  skipped  %llu bad lines (--skip-bad)\n",
+                  static_cast<unsigned long long>(m["skipped_bad_lines"].get<uint64_t>()));
+    }
+  }
+}
+
+}  // namespace
 
 int RunSelect(int argc, char** argv) {
   CLI::App app;
   Describe(
       app, "select",
       "Keep the part of a pool that is most like a target (dsir, classifier), or a baseline\n"
-      "(random, first), up to --keep of the pool's text bytes. Writes the kept lines byte for\n"
-      "byte to --out, a manifest beside it, and a receipt to the ledger.\n\n"
+      "(random, first), up to a budget: --keep of the pool's text bytes, --keep-docs documents or\n"
+      "--keep-bytes text bytes. Writes the kept lines byte for byte to --out (compressed when\n"
+      "its name ends in .zst or .gz), a manifest beside it, and a receipt to the ledger;\n"
+      "--annotate writes every pool document's score and whether it was kept.\n\n"
       "Example:\n  preflight select --pool data/brown/pools/cj.jsonl --target "
       "data/brown/targets/cj.select.jsonl \\\n      --selector dsir --keep 0.25 --seed 1 --out "
       "out/cj.dsir.jsonl");
-  std::vector<std::string> pool, target;
-  select::SelectOptions o;
-  bool json = false, quiet = false;
-  std::string ledger_path = ledger::DefaultLedgerPath();
-  app.add_option("--pool", pool, "pool files: JSONL, .jsonl.zst or plain-text folders")->required();
-  app.add_option("--target", target, "target documents (required by dsir and classifier)");
-  app.add_option("--selector", o.selector, "random | first | dsir | classifier")
-      ->capture_default_str();
-  app.add_option("--keep", o.keep, "fraction of the pool's text bytes to keep, in (0, 1]")
-      ->capture_default_str();
-  app.add_option("--seed", o.seed, "seed of the Gumbel keys and the classifier")
-      ->capture_default_str();
-  app.add_option("--out", o.out_path, "kept documents (JSONL), written atomically")->required();
-  app.add_option("--manifest", o.manifest_path, "manifest path (default: OUT.manifest.json)");
-  app.add_option("--threads", o.threads, "parsing and scoring threads")->capture_default_str();
-  app.add_option("--text-field", o.read.text_field, "JSON field holding the text")
-      ->capture_default_str();
-  app.add_flag("--skip-bad", o.read.skip_bad, "count and report bad lines instead of stopping");
-  app.add_option("--max-doc-bytes", o.read.max_document_bytes, "largest document accepted")
-      ->capture_default_str();
-  app.add_option("--ledger", ledger_path, "receipt ledger")->capture_default_str();
-  app.add_option("--dsir-buckets", o.dsir.buckets, "dsir: hashed feature buckets")
-      ->capture_default_str();
-  app.add_option("--dsir-ngrams", o.dsir.ngrams, "dsir: 1 = unigrams, 2 = unigrams + bigrams")
-      ->capture_default_str();
-  app.add_option("--dsir-smoothing", o.dsir.smoothing, "dsir: pseudo-count per bucket")
-      ->capture_default_str();
-  app.add_option("--dsir-length", o.dsir.length, "dsir: normalize (per 128-word chunk) | sum")
-      ->capture_default_str();
-  app.add_option("--clf-dim", o.classifier.dim, "classifier: embedding size")
-      ->capture_default_str();
-  app.add_option("--clf-epochs", o.classifier.epochs, "classifier: epochs")->capture_default_str();
-  app.add_option("--clf-negative-ratio", o.classifier.negative_ratio,
-                 "classifier: negative bytes per target byte")
-      ->capture_default_str();
-  app.add_option("--mpi-cut", o.mpi_cut,
-                 "under mpirun: how the ranks find the budget cut, radix | gather (doc/mpi.md)")
-      ->capture_default_str();
-  app.add_flag("--json", json, "print one JSON document on stdout");
-  app.add_flag("--quiet", quiet, "no progress on stderr");
+  SelectFlags f;
+  AddSelectFlags(&app, &f);
   if (int code = Parse(app, argc, argv); code >= 0) return code;
+  select::SelectOptions& o = f.options;
+  if (Status st = ApplyBudget(f.budget, &o); !st.ok()) return Fail("select", st);
 
   std::string stage;
   std::unique_ptr<Progress> bar;
@@ -74,7 +215,7 @@ int RunSelect(int argc, char** argv) {
       if (bar) bar->Finish();
       stage = s;
       bar = std::make_unique<Progress>("select " + o.selector + ": " + s,
-                                       static_cast<double>(total), "B", !quiet);
+                                       static_cast<double>(total), "B", !f.quiet);
     }
     bar->Update(static_cast<double>(done));
   };
@@ -85,48 +226,18 @@ int RunSelect(int argc, char** argv) {
   group = dist::MakeSelectionGroup();
 #endif
   const bool leader = !group || group->leader();
-  auto result = select::RunSelection(pool, target, o, leader ? progress : select::StageProgress(),
-                                     group.get());
+  auto result = select::RunSelection(f.pool, f.target, o,
+                                     leader ? progress : select::StageProgress(), group.get());
   if (bar) bar->Finish();
   if (!result.ok()) {
     if (!leader) return result.status().ExitCode();
     return Fail("select", result.status());
   }
   if (!leader) return 0;
-  const nlohmann::json& m = result->manifest;
-  const std::string manifest_path = app::ManifestPath(o);
-  auto hash = app::AppendSelectionReceipt(o, *result, ledger_path);
+  PrintSkipped(*result);
+  auto hash = app::AppendSelectionReceipt(o, *result, f.ledger_path);
   if (!hash.ok()) return Fail("select", hash.status());
-  if (json) {
-    EmitJson(
-        {{"selector", o.selector},
-         {"seed", o.seed},
-         {"keep", o.keep},
-         {"pool_docs", result->pool_docs},
-         {"pool_bytes", result->pool_bytes},
-         {"budget_bytes", result->budget_bytes},
-         {"kept_docs", result->kept_docs},
-         {"kept_bytes", result->kept_bytes},
-         {"cost", {{"core_seconds", result->core_seconds}, {"wall_seconds", result->wall_seconds}}},
-         {"out", o.out_path},
-         {"manifest", manifest_path},
-         {"receipt", *hash},
-         {"skipped_bad_lines", m["skipped_bad_lines"]}});
-  } else {
-    std::printf("%s kept %llu of %llu documents, %s of %s (budget %s), in %.2f core-seconds\n",
-                o.selector.c_str(), static_cast<unsigned long long>(result->kept_docs),
-                static_cast<unsigned long long>(result->pool_docs),
-                HumanBytes(static_cast<double>(result->kept_bytes)).c_str(),
-                HumanBytes(static_cast<double>(result->pool_bytes)).c_str(),
-                HumanBytes(static_cast<double>(result->budget_bytes)).c_str(),
-                result->core_seconds);
-    std::printf("  out      %s\n  manifest %s\n  receipt  %s (%s)\n", o.out_path.c_str(),
-                manifest_path.c_str(), hash->substr(0, 16).c_str(), ledger_path.c_str());
-    if (m["skipped_bad_lines"].get<uint64_t>() > 0) {
-      std::printf("  skipped  %llu bad lines (--skip-bad)\n",
-                  static_cast<unsigned long long>(m["skipped_bad_lines"].get<uint64_t>()));
-    }
-  }
+  PrintResult(f, *result, *hash);
   return 0;
 }
 

@@ -6,8 +6,10 @@
 //   dsir        importance resampling over hashed n-grams (dsir.h), Gumbel top-k
 //   classifier  fastText P(target | document), highest first (classifier.h)
 //
-// Budget: keep x (text bytes of the valid pool documents), taken in key order until reached; the
-// last document taken may cross it (within one document). Output: the kept lines byte for byte,
+// Budget, one of: keep a fraction of the pool's text bytes (`keep`, the default), `keep_docs`
+// documents, or `keep_bytes` text bytes; documents are taken in key order until it is reached; the
+// last document taken may cross a byte budget (within one document). A budget larger than the
+// pool keeps all of it. Output: the kept lines byte for byte,
 // in pool order, then a manifest. Both are written atomically; on any error neither exists.
 // Deterministic: the same inputs, options and seed give the same bytes for any thread count
 // (only the manifest's "cost" block, a measurement, differs), and for any number of MPI ranks.
@@ -28,17 +30,23 @@ namespace preflight::select {
 
 struct SelectOptions {
   std::string selector = "dsir";
-  double keep = 0.25;
+  double keep = 0.25;       // Fraction of the pool's text bytes, in (0, 1].
+  uint64_t keep_docs = 0;   // If > 0: keep this many documents instead.
+  uint64_t keep_bytes = 0;  // If > 0: keep this many text bytes instead.
   uint64_t seed = 0;
   int threads = 1;
   corpus::ReadOptions read;
   DsirOptions dsir;
   ClassifierOptions classifier;
   std::string mpi_cut = "radix";  // Budget cut across MPI ranks: radix | gather (cut.h).
-  std::string out_path;           // Kept documents (JSONL).
+  std::string out_path;           // Kept documents (JSONL; ".zst" or ".gz" compresses).
   std::string manifest_path;      // Default: out_path + ".manifest.json".
+  std::string annotate_path;      // One {"id","score","kept"} line per pool document; "": none.
+  std::string id_field = "id";    // A document's id (else "<file>:<line>").
 
   Status Validate() const;
+  // The budget asked for, as the manifest records it: "keep", "keep_docs" or "keep_bytes".
+  const char* BudgetFlag() const;
 };
 
 // A kept document and the score that chose it (dsir: log importance weight; classifier: P(target)).
@@ -50,13 +58,36 @@ struct ScoredDoc {
   uint64_t bytes = 0;
 };
 
+// A bad line skipped under --skip-bad: where ("<file>:<line>", or a folder's file) and why.
+struct SkippedLine {
+  std::string where;
+  std::string why;
+};
+
 struct SelectionResult {
   nlohmann::json manifest;             // As written (doc/select.md).
   std::vector<ScoredDoc> top_kept;     // The highest-scoring kept documents (dsir, classifier).
   std::vector<ScoredDoc> bottom_pool;  // The lowest-scoring pool documents (dsir, classifier).
-  uint64_t pool_docs = 0, pool_bytes = 0, kept_docs = 0, kept_bytes = 0, budget_bytes = 0;
+  uint64_t pool_docs = 0, pool_bytes = 0, kept_docs = 0, kept_bytes = 0;
+  uint64_t budget_bytes = 0;  // The byte budget (0 under a document budget).
+  uint64_t budget_docs = 0;   // The document budget (0 under a byte budget).
   double core_seconds = 0, wall_seconds = 0;
+  // Typed, for callers that reuse one selection (e.g. a forecast and a trial's arms). Alone they
+  // cover the whole pool; in a group of processes, only this process's records, from
+  // `first_index` on. Indices are Record::index (pool records, bad lines included).
+  uint64_t first_index = 0;
+  std::vector<uint64_t> kept;  // Kept record indices, increasing.
+  // [records]: the selector's score of record first_index + i (dsir: log importance weight;
+  // classifier: P(target); random: Gumbel key); NaN for bad lines and for the `first` selector.
+  std::vector<double> scores;
+  // Skipped bad lines of the pool, then of the target, in file order (on the leader): the first
+  // few only (kSkippedListed); skipped_bad_lines in the manifest counts them all.
+  std::vector<SkippedLine> skipped;
+  uint64_t skipped_count = 0;
 };
+
+// How many skipped lines a selection lists (it counts them all).
+inline constexpr size_t kSkippedListed = 10;
 
 // Progress of each stage ("pool", "target", "score", "write") in bytes read.
 using StageProgress = std::function<void(const std::string& stage, uint64_t done, uint64_t total)>;

@@ -2,9 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
+#include "select/manifest.h"
 #include "testing/planted.h"
 #include "testing/testing.h"
 
@@ -123,13 +125,67 @@ TEST_F(PlantedPool, DeterministicAcrossThreadCounts) {
   EXPECT_NE(ReadText(*dir_ + "/random.t1.jsonl"), ReadText(*dir_ + "/random.seed9.jsonl"));
 }
 
+// The typed result: kept indices agree with the output, one score per record, NaN for `first`.
+TEST_F(PlantedPool, ResultCarriesKeptIndicesAndScores) {
+  for (const char* sel : {"dsir", "first"}) {
+    auto r = RunSelector(*dir_, sel, 2, std::string(sel) + ".typed.jsonl");
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    EXPECT_EQ(r->first_index, 0u);
+    EXPECT_EQ(r->kept.size(), r->kept_docs);
+    EXPECT_TRUE(std::is_sorted(r->kept.begin(), r->kept.end()));
+    ASSERT_EQ(r->scores.size(), 1000u);
+    EXPECT_EQ(std::isnan(r->scores[0]), std::string(sel) == "first") << sel;
+  }
+}
+
+TEST_F(PlantedPool, DocumentAndByteBudgets) {
+  SelectOptions o;
+  o.selector = "random";
+  o.keep_docs = 17;
+  o.out_path = *dir_ + "/docs17.jsonl";
+  auto r = RunSelection({*dir_ + "/pool.jsonl"}, {}, o);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->kept_docs, 17u);
+  EXPECT_EQ(r->budget_docs, 17u);
+  EXPECT_EQ(r->manifest["budget"]["by"], "keep_docs");
+  o.keep_docs = 0;
+  o.keep_bytes = 10000;
+  o.out_path = *dir_ + "/bytes10k.jsonl.gz";
+  auto b = RunSelection({*dir_ + "/pool.jsonl"}, {}, o);
+  ASSERT_TRUE(b.ok()) << b.status().message();
+  EXPECT_EQ(b->budget_bytes, 10000u);
+  EXPECT_GE(b->kept_bytes, 10000u);
+  EXPECT_LT(b->kept_bytes, 14000u);  // Within one document (each under 4 kB).
+  // The same request writes the same compressed bytes.
+  const std::string first = ReadText(o.out_path);
+  ASSERT_TRUE(RunSelection({*dir_ + "/pool.jsonl"}, {}, o).ok());
+  EXPECT_EQ(ReadText(o.out_path), first);
+  // Both budgets at once is an error.
+  o.keep_docs = 3;
+  EXPECT_EQ(o.Validate().message(), "give one budget: --keep, --keep-docs or --keep-bytes");
+}
+
+TEST(SkippedLines, ParsedFromTheReadersMessages) {
+  const std::vector<std::string> inputs = {"data/a.jsonl", "data/a.jsonl.zst", "docs"};
+  SkippedLine s = ParseSkippedLine("data/a.jsonl:17: malformed JSON (x: y)", inputs);
+  EXPECT_EQ(s.where, "data/a.jsonl:17");
+  EXPECT_EQ(s.why, "malformed JSON (x: y)");
+  s = ParseSkippedLine("data/a.jsonl.zst:3: invalid UTF-8", inputs);
+  EXPECT_EQ(s.where, "data/a.jsonl.zst:3");
+  s = ParseSkippedLine("docs/sub/x.txt: invalid UTF-8", inputs);
+  EXPECT_EQ(s.where, "docs/sub/x.txt");
+  EXPECT_EQ(s.why, "invalid UTF-8");
+}
+
 TEST(Selector, RejectsBadOptions) {
   SelectOptions o;
   o.out_path = "x.jsonl";
   o.keep = 0;
-  EXPECT_EQ(o.Validate().message(), "--keep must be in (0, 1], got 0.0");
+  EXPECT_EQ(o.Validate().message(), "--keep must be a number in (0, 1], got 0");
   o.keep = 1.5;
   EXPECT_FALSE(o.Validate().ok());
+  o.keep = std::nan("");
+  EXPECT_EQ(o.Validate().message(), "--keep must be a number in (0, 1], got nan");
   o.keep = 1;
   o.selector = "magic";
   EXPECT_EQ(o.Validate().message(),

@@ -1,0 +1,63 @@
+// dsir: importance resampling over hashed n-grams (dsir.h). The target's and the whole pool's
+// feature counts (summed over a group) fit the log importance weights; a second pool pass scores
+// each document; the key adds Gumbel noise, so the cut is a weighted sample without replacement.
+
+#include "select/dsir.h"
+#include "select/gumbel.h"
+#include "select/scorer.h"
+
+namespace preflight::select {
+namespace {
+
+nlohmann::json DsirParams(const DsirOptions& o) {
+  return {{"buckets", o.buckets},
+          {"ngrams", o.ngrams},
+          {"smoothing", o.smoothing},
+          {"length", o.length},
+          {"reference_features", o.reference_features},
+          {"tokenizer", "ascii-lowercase wordpunct"},
+          {"hash", "fnv1a-64+splitmix64, bigram splitmix"}};
+}
+
+class DsirSelector : public Selector {
+ public:
+  TargetNeed target_need() const override { return TargetNeed::kFeatureCounts; }
+  bool counts_pool_features() const override { return true; }
+
+  Status Score(const SelectionContext& ctx, const PoolPass& pool, const TargetPass& target,
+               Scores* out) override {
+    const SelectOptions& o = *ctx.options;
+    ctx.group->SetPhase("dsir-counts");
+    std::vector<uint64_t> pool_counts = SumCounts(pool.counts_by_thread, o.dsir.buckets);
+    PF_RETURN_IF_ERROR(ctx.group->SumU64(&pool_counts));
+    PF_ASSIGN_OR_RETURN(DsirModel model, DsirModel::Fit(target.counts, pool_counts, o.dsir));
+    out->params = DsirParams(o.dsir);
+    out->explains = true;
+
+    ctx.group->SetPhase("score");
+    out->score.assign(pool.records, 0.0);
+    const uint64_t base = pool.base;
+    double* score = out->score.data();
+    PF_RETURN_IF_ERROR(RescanPool(
+        ctx, pool,
+        [&](int, const corpus::Record& r, std::string_view text) {
+          score[r.index - base] = model.LogWeight(text);
+        },
+        "score"));
+    out->key.assign(pool.records, 0.0);
+    for (uint64_t k = 0; k < pool.records; ++k) {
+      if (!pool.valid[k]) {
+        out->score[k] = kNoScore;
+        continue;
+      }
+      out->key[k] = out->score[k] + GumbelFor(o.seed, base + k);
+    }
+    return Status::Ok();
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Selector> MakeDsirSelector() { return std::make_unique<DsirSelector>(); }
+
+}  // namespace preflight::select
