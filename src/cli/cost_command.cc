@@ -51,16 +51,24 @@ int RunCost(int argc, char** argv) {
                  "dollars per GPU-hour (default: the catalogue's for --gpu)");
   app.add_option("--gpu", request.gpu, "GPU from the catalogue: " + cost::KnownGpuNames())
       ->capture_default_str();
-  app.add_option("--from-flops", request.from_flops,
-                 "derive GPU-hours from a FLOP count at --mfu of --gpu's dense BF16 peak "
-                 "(then give --gpus or --days, not both)");
-  app.add_option("--mfu", request.mfu, "model-FLOP utilisation for --from-flops, in (0, 1]")
+  auto* flops_opt =
+      app.add_option("--from-flops", request.from_flops,
+                     "derive GPU-hours from a FLOP count at --mfu of --gpu's dense BF16 peak "
+                     "(then give --gpus or --days, not both)");
+  app.add_option("--params", request.params,
+                 "model parameters N: with --tokens, GPU-hours from training compute C = 6ND")
+      ->excludes(flops_opt);
+  app.add_option("--tokens", request.tokens, "training tokens D, with --params")
+      ->excludes(flops_opt);
+  app.add_option("--mfu", request.mfu,
+                 "model-FLOP utilisation for --from-flops or --params/--tokens, in (0, 1]")
       ->capture_default_str();
   AddAssumptionFlags(app, request.assumptions, request.owned);
   auto* saving_opt = app.add_option("--saving", request.saving,
                                     "project a compute-saved fraction (0.35 = 35%) onto this run");
   app.add_option("--saving-from", request.saving_from,
-                 "project the measured result.compute_saved.net of a trial receipt")
+                 "project the measured compute_saved.net of a trial's result.json or receipt, "
+                 "with the pilot's scale and regime beside the dollars")
       ->excludes(saving_opt);
   app.add_flag("--record", request.record, "append a receipt of kind 'cost' to the ledger");
   app.add_option("--ledger", request.ledger_path, "receipt ledger for --record")

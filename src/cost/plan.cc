@@ -2,8 +2,8 @@
 
 #include <cmath>
 
-#include "cost/cost_estimate.h"
 #include "base/format.h"
+#include "cost/cost_estimate.h"
 
 namespace preflight::cost {
 namespace {

@@ -294,6 +294,113 @@ TEST(MemoryCli, BadInputExitsTwo) {
   }
 }
 
+TEST(CostCli, ParamsAndTokensGiveSixNDFlops) {
+  // Chinchilla: 70B parameters on 1.4T tokens, C = 6ND = 5.88e23 FLOPs.
+  CliRun r = Preflight(
+      "cost --params 70e9 --tokens 1.4e12 --gpu H100-SXM --mfu 0.4 --gpus 1000 "
+      "--json");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  json doc = ParseJson(r);
+  EXPECT_DOUBLE_EQ(doc["training_flops"]["flops"].get<double>(), 5.88e23);
+  EXPECT_EQ(doc["training_flops"]["formula"], "C = 6ND");
+  double gpu_hours = 5.88e23 / (989e12 * 0.4) / 3600;
+  EXPECT_NEAR(doc["gpu_hours"].get<double>(), gpu_hours, 1e-6 * gpu_hours);
+  EXPECT_NE(r.err.find("5.88e23 training FLOPs (C = 6ND)"), std::string::npos) << r.err;
+  for (const char* args : {"cost --params 70e9 --gpus 1000", "cost --tokens 1e12 --gpus 8",
+                           "cost --params 70e9 --tokens 1.4e12",
+                           "cost --params 70e9 --tokens 1.4e12 --from-flops 1e23 --gpus 8",
+                           "cost --params -1 --tokens 1e12 --gpus 8"}) {
+    CliRun bad = Preflight(args);
+    EXPECT_EQ(bad.rc, 2) << args << "\n" << bad.err;
+    EXPECT_FALSE(bad.err.empty()) << args;
+  }
+}
+
+TEST(CostCli, NewAcceleratorsPriceAndTpusHaveNoEnergyGuess) {
+  CliRun r = Preflight("cost --gpus 256 --days 10 --gpu tpu-v5p --json");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  json doc = ParseJson(r);
+  EXPECT_EQ(doc["gpu"], "TPU-v5p");
+  EXPECT_EQ(doc["components"][0]["name"], "energy");
+  EXPECT_EQ(doc["components"][0]["usd"].get<double>(), 0);
+  for (const char* gpu : {"MI300X", "L40S", "H100-PCIe", "TPU-v5e"}) {
+    EXPECT_EQ(Preflight(std::string("cost --gpus 8 --days 1 --gpu ") + gpu).rc, 0) << gpu;
+  }
+}
+
+std::string PilotResult(const std::string& name, const std::string& regime) {
+  return Scratch(name, R"({"compute_saved": {"net": 0.31, "ci95": [0.2, 0.4]},
+      "budget_steps": 400, "model": {"name": "tiny", "params": 1200000},
+      "compute": {"runs": [{"tokens": 3276800}]})" +
+                           regime + "}");
+}
+
+TEST(CostCli, SavingFromAnInformativePilotRoundsDollarsAndGivesTheInterval) {
+  std::string path = PilotResult("informative.json", R"(, "regime": {"informative": true,
+      "margin": 0.21})");
+  CliRun r = Preflight("cost --gpus 1000 --days 90 --price 2 --saving-from " + path + " --json");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  json p = ParseJson(r)["projection"];
+  EXPECT_EQ(p["pilot"]["model"], "tiny");
+  EXPECT_EQ(p["pilot"]["params"], 1200000);
+  EXPECT_EQ(p["pilot"]["steps"], 400);
+  EXPECT_EQ(p["regime"]["informative"], true);
+  EXPECT_EQ(p["rounded_2sf"]["total_usd_saved"].get<double>(), 1700000);
+  EXPECT_EQ(p["rounded_2sf"]["total_usd_saved_ci95"][0].get<double>(), 1100000);
+  EXPECT_TRUE(p.contains("total_usd_saved_ci95"));
+  EXPECT_FALSE(p.contains("dollar_interval_withheld"));
+  // The report: the pilot's scale and regime beside the dollars, two significant figures.
+  EXPECT_NE(r.err.find("pilot: the tiny pilot (1.20M params, 400 steps, 3.28M tokens per run); "
+                       "regime: informative"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("projected savings for this run, from the tiny pilot"), std::string::npos);
+  EXPECT_NE(r.err.find("total about $1,700,000 (95% interval about $1,100,000 to about "
+                       "$2,200,000)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("$1,700,040"), std::string::npos) << "unrounded dollars:\n" << r.err;
+}
+
+TEST(CostCli, SavingFromAnUninformativeOrUncheckedPilotGivesNoDollarInterval) {
+  std::string uninformative =
+      PilotResult("uninformative.json", R"(, "regime": {"informative": false, "margin": -0.02})");
+  CliRun r =
+      Preflight("cost --gpus 1000 --days 90 --price 2 --saving-from " + uninformative + " --json");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  json p = ParseJson(r)["projection"];
+  EXPECT_FALSE(p.contains("total_usd_saved_ci95"));
+  EXPECT_FALSE(p.contains("rounded_2sf"));
+  EXPECT_EQ(p["dollar_interval_withheld"],
+            "no dollar interval: the pilot's regime check calls it uninformative");
+  EXPECT_NE(r.err.find("no dollar interval: the pilot's regime check calls it uninformative"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("not a projection the pilot supports"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("95% interval $"), std::string::npos) << r.err;
+
+  CliRun unchecked = Preflight("cost --gpus 1000 --days 90 --price 2 --saving-from " +
+                               PilotResult("none.json", ""));
+  ASSERT_EQ(unchecked.rc, 0) << unchecked.err;
+  EXPECT_NE(unchecked.out.find("no dollar interval: the pilot has no regime check"),
+            std::string::npos)
+      << unchecked.out;
+  EXPECT_NE(unchecked.out.find("regime: not checked"), std::string::npos) << unchecked.out;
+}
+
+TEST(CostCli, DamagedResultExitsTwoNamingTheFileAndPath) {
+  std::string wrong = Scratch("damaged.json", R"({"compute_saved": {"net": "0.31"}})");
+  CliRun r = Preflight("cost --gpus 8 --days 1 --saving-from " + wrong);
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find(wrong + ": $.compute_saved.net: expected a number"), std::string::npos)
+      << r.err;
+  EXPECT_TRUE(r.out.empty());
+  std::string truncated = Scratch("truncated.json", R"({"compute_saved": {"net": 0.31)");
+  CliRun t = Preflight("cost --gpus 8 --days 1 --saving-from " + truncated);
+  EXPECT_EQ(t.rc, 2);
+  EXPECT_NE(t.err.find(truncated + ": not valid JSON"), std::string::npos) << t.err;
+}
+
 TEST(CostCommandsCli, HelpExitsZero) {
   for (const char* cmd : {"cost", "plan", "fit", "memory"}) {
     CliRun r = Preflight(std::string(cmd) + " --help");
