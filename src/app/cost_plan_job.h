@@ -17,10 +17,12 @@
 namespace preflight::app {
 
 struct PlanRequest {
-  // Exactly one budget: FLOPs, dollars, or the compute-optimal model of `params` parameters.
+  // Exactly one budget: FLOPs, dollars, or the compute-optimal model of `params` parameters
+  // (with `tokens` too: that fixed point, e.g. an over-trained model, as given).
   std::optional<double> flops;
   std::optional<double> budget_usd;
   std::optional<double> params;
+  std::optional<double> tokens;
   // The law: `fit` by name ("epoch", "chinchilla") unless `law_json` names a file from
   // `preflight fit --out`; then any constant overridden.
   std::string fit = "epoch";
@@ -30,11 +32,16 @@ struct PlanRequest {
   std::optional<double> gpus;
   double mfu = 0.4;
   std::optional<double> price;  // per training GPU-hour; the catalogue's when unset
-  // Inference-aware sizing.
+  // Inference-aware sizing: lifetime tokens at one utilisation, or a serving load of
+  // `requests` x (prefill + decode tokens) with a utilisation for each phase.
   std::optional<double> inference_tokens;
   std::string inference_gpu;  // empty: the training GPU
   double inference_mfu = 0.2;
   std::optional<double> inference_price;
+  std::optional<std::string> inference_dtype;  // bf16 (when unset), fp8 or int8
+  std::optional<double> requests;
+  std::optional<double> prefill_tokens, decode_tokens;  // per request
+  std::optional<double> prefill_mfu, decode_mfu;        // cost::ServingLoad's defaults if unset
 };
 
 struct PlanOutcome {
@@ -50,7 +57,8 @@ Result<PlanOutcome> RunPlan(const PlanRequest& request);
 
 // {"params","tokens","tokens_per_param","loss","flops","days","usd","gpu_hours","gpu","gpus",
 //  "mfu","price_usd_per_gpu_hour","fit":{...},"rule_of_20":{...},"extrapolated"} and, with
-// inference tokens, "inference_aware":{...}.
+// inference tokens, "inference_aware":{...}; for a fixed point, "fixed_point" and
+// "compute_optimal"; with a serving load, "inference_aware":{"serving":{...}}.
 nlohmann::json PlanToJson(const PlanOutcome& outcome);
 
 // The human report, ending in a newline.

@@ -10,6 +10,23 @@
 #include "cost/hardware_catalog.h"
 
 namespace preflight::cli {
+namespace {
+
+// A serving load instead of --inference-tokens: T = requests x (prefill + decode tokens).
+void AddServingFlags(CLI::App& app, app::PlanRequest& r, CLI::Option* inference_tokens) {
+  app.add_option("--requests", r.requests,
+                 "lifetime inference requests; with --prefill-tokens and --decode-tokens instead "
+                 "of --inference-tokens")
+      ->excludes(inference_tokens);
+  app.add_option("--prefill-tokens", r.prefill_tokens, "prompt tokens per request");
+  app.add_option("--decode-tokens", r.decode_tokens, "generated tokens per request");
+  app.add_option("--prefill-mfu", r.prefill_mfu,
+                 "prefill utilisation (default 0.5: large matrix products)");
+  app.add_option("--decode-mfu", r.decode_mfu,
+                 "decode utilisation (default 0.1: memory-bound, about a batch of 30 on an H100)");
+}
+
+}  // namespace
 
 int RunPlan(int argc, char** argv) {
   CLI::App app;
@@ -23,7 +40,14 @@ int RunPlan(int argc, char** argv) {
   auto* flops_opt = app.add_option("--flops", r.flops, "training compute budget C in FLOPs");
   auto* budget_opt = app.add_option("--budget-usd", r.budget_usd, "training budget in dollars")
                          ->excludes(flops_opt);
-  app.add_option("--params", r.params, "plan the compute-optimal model of this many parameters")
+  app.add_option("--params", r.params,
+                 "plan the compute-optimal model of this many parameters (with --tokens: that "
+                 "fixed point)")
+      ->excludes(flops_opt)
+      ->excludes(budget_opt);
+  app.add_option("--tokens", r.tokens,
+                 "with --params: plan this (N, D) point as given, e.g. an over-trained model, "
+                 "instead of the compute-optimal tokens")
       ->excludes(flops_opt)
       ->excludes(budget_opt);
   app.add_option("--fit", r.fit,
@@ -41,14 +65,18 @@ int RunPlan(int argc, char** argv) {
   app.add_option("--mfu", r.mfu, "training model-FLOP utilisation, in (0, 1]")
       ->capture_default_str();
   app.add_option("--price", r.price, "dollars per training GPU-hour (default: catalogue)");
-  app.add_option("--inference-tokens", r.inference_tokens,
-                 "lifetime inference tokens T: size the model for 6ND + 2NT");
+  auto* tokens_opt = app.add_option("--inference-tokens", r.inference_tokens,
+                                    "lifetime inference tokens T: size the model for 6ND + 2NT");
   app.add_option("--inference-gpu", r.inference_gpu, "inference GPU (default: --gpu)");
   app.add_option("--inference-mfu", r.inference_mfu,
                  "inference utilisation (assumed 0.2: decoding is memory-bound)")
       ->capture_default_str();
   app.add_option("--inference-price", r.inference_price,
                  "dollars per inference GPU-hour (default: catalogue)");
+  app.add_option("--inference-dtype", r.inference_dtype,
+                 "inference number format, choosing the GPU's dense peak: bf16 (default), fp8, "
+                 "int8");
+  AddServingFlags(app, r, tokens_opt);
   app.add_flag("--json", as_json, "print one JSON document on stdout");
   if (int rc = Parse(app, argc, argv); rc >= 0) return rc;
 

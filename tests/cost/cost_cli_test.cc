@@ -229,6 +229,66 @@ TEST(PlanCli, BadInputExitsTwo) {
   EXPECT_NE(Preflight(bad[0]).err.find("budget too small"), std::string::npos);
 }
 
+TEST(PlanCli, FixedOverTrainedPointAnswersForThatPoint) {
+  CliRun r = Preflight("plan --params 7e9 --tokens 2e12 --gpus 512 --json");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  json doc = ParseJson(r);
+  EXPECT_EQ(doc["params"].get<double>(), 7e9);
+  EXPECT_EQ(doc["tokens"].get<double>(), 2e12);
+  EXPECT_DOUBLE_EQ(doc["flops"].get<double>(), 8.4e22);
+  EXPECT_NEAR(doc["tokens_per_param"].get<double>(), 285.7, 0.05);
+  EXPECT_EQ(doc["fixed_point"], true);
+  EXPECT_DOUBLE_EQ(doc["compute_optimal"]["flops"].get<double>(), 8.4e22);
+  EXPECT_GT(doc["compute_optimal"]["params"].get<double>(), 7e9);
+  EXPECT_NE(r.err.find("given (--params, --tokens)"), std::string::npos) << r.err;
+  // --params alone still means the compute-optimal tokens for 7B.
+  json optimal = ParseJson(Preflight("plan --params 7e9 --json"));
+  EXPECT_LT(optimal["tokens"].get<double>(), 2e12);
+  EXPECT_FALSE(optimal.contains("fixed_point"));
+  EXPECT_EQ(Preflight("plan --tokens 2e12 --flops 1e22").rc, 2);
+}
+
+TEST(PlanCli, ServingLoadWithPrefillAndDecodeLines) {
+  CliRun r = Preflight(
+      "plan --params 7e9 --tokens 2e12 --requests 1e6 --prefill-tokens 1000 --decode-tokens 500 "
+      "--prefill-mfu 0.5 --decode-mfu 0.1 --inference-dtype fp8 --json");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  json ia = ParseJson(r)["inference_aware"];
+  EXPECT_DOUBLE_EQ(ia["inference_tokens"].get<double>(), 1.5e9);
+  EXPECT_EQ(ia["inference_dtype"], "fp8");
+  EXPECT_DOUBLE_EQ(ia["inference_peak_ops_per_gpu"].get<double>(), 1979e12);
+  EXPECT_FALSE(ia.contains("inference_mfu"));
+  const json& reference = ia["serving"]["reference"];
+  EXPECT_DOUBLE_EQ(reference["prefill"]["flops"].get<double>(), 1.4e19);
+  EXPECT_DOUBLE_EQ(reference["decode"]["flops"].get<double>(), 7e18);
+  double decode_hours = 7e18 / (1979e12 * 0.1) / 3600;
+  EXPECT_NEAR(reference["decode"]["gpu_hours"].get<double>(), decode_hours, 1e-9);
+  EXPECT_TRUE(ia["serving"].contains("by_flops") && ia["serving"].contains("by_dollars"));
+  EXPECT_NE(r.err.find("prefill: 1e9 tokens x 2N = 1.4e19 FLOPs"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("decode : 5e8 tokens x 2N = 7e18 FLOPs"), std::string::npos) << r.err;
+
+  CliRun int8 = Preflight(
+      "plan --params 7e9 --requests 1e6 --prefill-tokens 100 --decode-tokens 100 --gpu TPU-v5e "
+      "--inference-dtype int8 --json");
+  ASSERT_EQ(int8.rc, 0) << int8.err;
+  EXPECT_DOUBLE_EQ(ParseJson(int8)["inference_aware"]["inference_peak_ops_per_gpu"].get<double>(),
+                   393e12);
+  const char* bad[] = {
+      "plan --params 7e9 --inference-tokens 1e12 --gpu A100-80GB --inference-dtype fp8",
+      "plan --params 7e9 --inference-tokens 1e12 --inference-dtype fp4",
+      "plan --params 7e9 --prefill-tokens 1000",
+      "plan --params 7e9 --requests 1e6 --inference-tokens 1e12 --prefill-tokens 10",
+      "plan --params 7e9 --requests 1e6",
+      "plan --params 7e9 --requests 1e6 --decode-tokens 10 --decode-mfu 0",
+  };
+  for (const char* args : bad) {
+    CliRun b = Preflight(args);
+    EXPECT_EQ(b.rc, 2) << args << "\n" << b.err;
+    EXPECT_FALSE(b.err.empty()) << args;
+  }
+  EXPECT_NE(Preflight(bad[0]).err.find("--inference-dtype fp8"), std::string::npos);
+}
+
 TEST(FitCli, FitsACsvAndFeedsPlan) {
   std::string csv = "N,D,loss\n";
   for (double n : {1e8, 3e8, 1e9, 3e9}) {
