@@ -109,6 +109,69 @@ TEST(PlanJob, UnknownLawIsBadInput) {
   EXPECT_EQ(outcome.status().ExitCode(), 2);
 }
 
+TEST(CostJob, ParamsAndTokensPriceSixND) {
+  CostRequest r;
+  r.params = 70e9;
+  r.tokens = 1.4e12;
+  r.gpus = 1000;
+  auto outcome = RunCost(r);
+  ASSERT_TRUE(outcome.ok()) << outcome.status().message();
+  EXPECT_DOUBLE_EQ(*outcome->flops, 5.88e23);
+  nlohmann::json doc = CostToJson(*outcome);
+  EXPECT_DOUBLE_EQ(doc["training_flops"]["flops"].get<double>(), 5.88e23);
+  EXPECT_DOUBLE_EQ(doc["from_flops"]["flops"].get<double>(), 5.88e23);
+  EXPECT_TRUE(Contains(CostText(*outcome), "(C = 6ND)"));
+  r.tokens.reset();
+  EXPECT_EQ(RunCost(r).status().ExitCode(), 2);
+}
+
+TEST(CostJob, PilotWithoutRegimeCheckHasNoDollarInterval) {
+  std::string dir = testing::ScratchDir("cost_job_pilot");
+  CostRequest r;
+  r.gpus = 1000;
+  r.days = 90;
+  r.price = 2;
+  r.saving_from = dir + "/result.json";
+  testing::WriteText(r.saving_from, R"({"compute_saved": {"net": 0.31, "ci95": [0.2, 0.4]},
+      "model": {"name": "tiny", "params": 1200000}, "budget_steps": 400})");
+  auto outcome = RunCost(r);
+  ASSERT_TRUE(outcome.ok()) << outcome.status().message();
+  ASSERT_TRUE(outcome->pilot.has_value());
+  EXPECT_EQ(outcome->interval_withheld, "no dollar interval: the pilot has no regime check");
+  EXPECT_FALSE(outcome->projection->total_usd_saved_low.has_value());
+  EXPECT_TRUE(Contains(CostText(*outcome), "no dollar interval: the pilot has no regime check"));
+
+  testing::WriteText(r.saving_from, R"({"compute_saved": {"net": 0.31, "ci95": [0.2, 0.4]},
+      "regime": {"informative": true, "margin": 0.2}})");
+  outcome = RunCost(r);
+  ASSERT_TRUE(outcome.ok()) << outcome.status().message();
+  EXPECT_EQ(outcome->interval_withheld, "");
+  EXPECT_TRUE(outcome->projection->total_usd_saved_low.has_value());
+  nlohmann::json doc = CostToJson(*outcome);
+  EXPECT_EQ(doc["projection"]["rounded_2sf"]["compute_usd_saved"].get<double>(), 1300000);
+  EXPECT_TRUE(Contains(CostText(*outcome), "compute about $1,300,000"));
+}
+
+TEST(PlanJob, ServingLoadNeedsRequests) {
+  PlanRequest r;
+  r.params = 7e9;
+  r.prefill_tokens = 1000;
+  auto outcome = RunPlan(r);
+  ASSERT_FALSE(outcome.ok());
+  EXPECT_TRUE(Contains(outcome.status().message(), "--requests"));
+  r.requests = 1e6;
+  r.decode_tokens = 500;
+  r.inference_dtype = "int8";
+  outcome = RunPlan(r);
+  ASSERT_TRUE(outcome.ok()) << outcome.status().message();
+  nlohmann::json ia = PlanToJson(*outcome)["inference_aware"];
+  EXPECT_EQ(ia["inference_dtype"], "int8");
+  EXPECT_DOUBLE_EQ(ia["serving"]["reference"]["prefill"]["tokens"].get<double>(), 1e9);
+  std::string text = PlanText(*outcome);
+  EXPECT_TRUE(Contains(text, "prefill: 1e9 tokens x 2N")) << text;
+  EXPECT_TRUE(Contains(text, "decode : 5e8 tokens x 2N")) << text;
+}
+
 TEST(MemoryJob, SixteenBytesPerParamAndFitOnAGpu) {
   MemoryRequest r;
   r.params = 7e9;
