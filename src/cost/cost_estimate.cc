@@ -1,15 +1,12 @@
 #include "cost/cost_estimate.h"
 
 #include <cmath>
-#include <nlohmann/json.hpp>
 
-#include "base/file.h"
 #include "base/format.h"
+#include "cost/pilot_saving.h"
 
 namespace preflight::cost {
 namespace {
-
-using nlohmann::json;
 
 constexpr double kDaysPerMonth = 30;
 
@@ -42,6 +39,34 @@ Status ValidateAssumptions(const CostAssumptions& a) {
   return Status::Ok();
 }
 
+// Energy = GPU-hours x board power x average draw x PUE x $/kWh. A chip whose vendor publishes
+// no board power (Google's TPUs) gets a zero line that says so, never a guessed wattage.
+CostComponent EnergyComponent(const CostRequest& r, double gpu_hours) {
+  const CostAssumptions& a = r.assumptions;
+  if (!r.gpu.power_w) {
+    return {"energy", 0,
+            r.gpu.name +
+                " board power is not published by its vendor, so energy is not estimated (a "
+                "cloud rental price includes it; for an owned cluster add it with --data-usd or "
+                "your own figure)",
+            false};
+  }
+  const double watts = *r.gpu.power_w;
+  double kwh = gpu_hours * watts / 1000 * a.average_draw * a.pue;
+  return {"energy", kwh * a.usd_per_kwh,
+          FormatFixed(gpu_hours, 0) + " GPU-hours x " + FormatFixed(watts, 0) + " W (" +
+              r.gpu.name + " board power) x " + FormatFixed(a.average_draw, 2) +
+              " average draw x PUE " + FormatFixed(a.pue, 2) + " x $" +
+              FormatFixed(a.usd_per_kwh, 3) + "/kWh = " + FormatFixed(kwh, 0) + " kWh" +
+              (a.energy_in_price ? "; already inside a cloud rental price, so shown but NOT "
+                                   "added (--owned adds it)"
+                                 : "; added: the price is an owned cluster's cost without power") +
+              ". Defaults: draw 0.75 assumed; PUE 1.2 for a modern large facility (Uptime "
+              "Institute's 2023 survey average is 1.58, hyperscalers report about 1.1); $0.08/kWh "
+              "US industrial average 2023 (EIA)",
+          !a.energy_in_price};
+}
+
 }  // namespace
 
 Result<CostBreakdown> EstimateCost(const CostRequest& r) {
@@ -65,20 +90,7 @@ Result<CostBreakdown> EstimateCost(const CostRequest& r) {
   b.price_usd_per_gpu_hour = r.price_usd_per_gpu_hour;
   b.compute_usd = b.gpu_hours * r.price_usd_per_gpu_hour;
 
-  double kwh = b.gpu_hours * r.gpu.power_w / 1000 * a.average_draw * a.pue;
-  b.components.push_back(
-      {"energy", kwh * a.usd_per_kwh,
-       FormatFixed(b.gpu_hours, 0) + " GPU-hours x " + FormatFixed(r.gpu.power_w, 0) + " W (" +
-           r.gpu.name + " board power) x " + FormatFixed(a.average_draw, 2) +
-           " average draw x PUE " + FormatFixed(a.pue, 2) + " x $" + FormatFixed(a.usd_per_kwh, 3) +
-           "/kWh = " + FormatFixed(kwh, 0) + " kWh" +
-           (a.energy_in_price
-                ? "; already inside a cloud rental price, so shown but NOT added (--owned adds it)"
-                : "; added: the price is an owned cluster's cost without power") +
-           ". Defaults: draw 0.75 assumed; PUE 1.2 for a modern large facility (Uptime "
-           "Institute's 2023 survey average is 1.58, hyperscalers report about 1.1); $0.08/kWh "
-           "US industrial average 2023 (EIA)",
-       !a.energy_in_price});
+  b.components.push_back(EnergyComponent(r, b.gpu_hours));
   b.components.push_back(
       {"networking", b.compute_usd * a.networking_fraction,
        FormatPlain(100 * a.networking_fraction) +
@@ -162,51 +174,8 @@ Status ValidateSaving(double fraction) {
 }
 
 Result<MeasuredSaving> ReadSavingFromReceipt(const std::string& path) {
-  PF_ASSIGN_OR_RETURN(std::string text, ReadFileToString(path));
-  json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded() || !doc.is_object()) {
-    return Status::InvalidArgument(path + ": not a JSON object (expected a trial receipt)");
-  }
-  if (doc.contains("kind") && doc["kind"].is_string() && doc["kind"] != "trial") {
-    return Status::InvalidArgument(path + ": receipt kind is '" + doc["kind"].get<std::string>() +
-                                   "', not 'trial': only a trial measures compute saved");
-  }
-  // A ledger receipt keeps the trial's output under "result"; `preflight trial --json` prints
-  // the same object at the top level. Both are accepted.
-  const json& result = doc.contains("result") && doc["result"].is_object() ? doc["result"] : doc;
-  auto saved = result.find("compute_saved");
-  if (saved == result.end() || !saved->is_object() || !saved->contains("net")) {
-    return Status::InvalidArgument(path +
-                                   ": no result.compute_saved.net (is this a trial receipt?)");
-  }
-  const json& net = (*saved)["net"];
-  if (!net.is_number()) {
-    bool never = result.contains("caught_up") && result["caught_up"].is_boolean() &&
-                 !result["caught_up"].get<bool>();
-    return Status::InvalidArgument(
-        path + (never ? ": the curated arm never caught up, so there is no saving to project"
-                      : ": result.compute_saved.net is not a number"));
-  }
-  MeasuredSaving s;
-  s.fraction = net.get<double>();
-  s.source = path;
-  PF_RETURN_IF_ERROR(ValidateSaving(s.fraction));
-  if (saved->contains("ci95") && (*saved)["ci95"].is_array() && (*saved)["ci95"].size() == 2 &&
-      (*saved)["ci95"][0].is_number() && (*saved)["ci95"][1].is_number()) {
-    s.ci_low = (*saved)["ci95"][0].get<double>();
-    s.ci_high = (*saved)["ci95"][1].get<double>();
-  }
-  // Say what was measured, from whatever the receipt records of it.
-  const json* config = doc.contains("config") && doc["config"].is_object() ? &doc["config"] : &doc;
-  std::string detail;
-  for (const char* key : {"selector", "model", "steps", "seeds", "keep"}) {
-    if (!config->contains(key)) continue;
-    const json& v = (*config)[key];
-    if (!detail.empty()) detail += ", ";
-    detail += std::string(key) + " " + (v.is_string() ? v.get<std::string>() : v.dump());
-  }
-  s.detail = detail;
-  return s;
+  PF_ASSIGN_OR_RETURN(PilotSaving pilot, ReadPilotSaving(path));
+  return pilot.saving;
 }
 
 Result<Projection> ProjectSaving(const CostRequest& request, const MeasuredSaving& saving) {

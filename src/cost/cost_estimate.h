@@ -93,8 +93,10 @@ struct MeasuredSaving {
   std::string detail;  // what the measurement was (selector, model, steps) when known
 };
 
-// Reads `result.compute_saved.net` (and `ci95` beside it, if present) from a trial receipt.
-// NotFound for a missing file; InvalidArgument when the field is absent or not a number.
+// Reads `result.compute_saved.net` (and `ci95` beside it, if present) from a trial receipt or a
+// trial's result.json: ReadPilotSaving (cost/pilot_saving.h) without the pilot's scale and
+// regime. NotFound for a missing file; Corruption (naming the JSON path) for a damaged one;
+// InvalidArgument for another kind of receipt or an arm that never caught up.
 Result<MeasuredSaving> ReadSavingFromReceipt(const std::string& path);
 
 // InvalidArgument unless the fraction is finite and below 1 (a negative saving is a loss).

@@ -40,7 +40,51 @@ Result<std::string> Text(const json& entry, const std::string& gpu, const char* 
   return it->get<std::string>();
 }
 
+// A field that may be null or absent (a chip without that mode); positive when present.
+Status OptionalPositive(const json& entry, const std::string& gpu, const char* field, double scale,
+                        std::optional<double>* out) {
+  if (!entry.contains(field) || entry[field].is_null()) return Status::Ok();
+  PF_ASSIGN_OR_RETURN(double value, PositiveNumber(entry, gpu, field));
+  *out = value * scale;
+  return Status::Ok();
+}
+
 }  // namespace
+
+Result<PeakDtype> ParsePeakDtype(std::string_view name, const char* flag) {
+  const std::string key = NormalizeName(name);
+  if (key == "bf16") return PeakDtype::kBf16;
+  if (key == "fp8") return PeakDtype::kFp8;
+  if (key == "int8") return PeakDtype::kInt8;
+  return Status::InvalidArgument(std::string(flag) + " must be bf16, fp8 or int8 (got '" +
+                                 std::string(name) + "')");
+}
+
+std::string PeakDtypeName(PeakDtype dtype) {
+  switch (dtype) {
+    case PeakDtype::kFp8:
+      return "fp8";
+    case PeakDtype::kInt8:
+      return "int8";
+    case PeakDtype::kBf16:
+      break;
+  }
+  return "bf16";
+}
+
+Result<double> DensePeak(const GpuSpec& gpu, PeakDtype dtype, const char* flag) {
+  const std::optional<double> peak = dtype == PeakDtype::kBf16
+                                         ? std::optional<double>(gpu.bf16_dense_flops)
+                                     : dtype == PeakDtype::kFp8 ? gpu.fp8_dense_flops
+                                                                : gpu.int8_dense_ops;
+  if (!peak) {
+    return Status::InvalidArgument(std::string(flag) + " " + PeakDtypeName(dtype) + ": the " +
+                                   gpu.name + " has no " + PeakDtypeName(dtype) +
+                                   " tensor cores in the catalogue (" + gpu.source +
+                                   "); choose another format or GPU");
+  }
+  return *peak;
+}
 
 Result<std::vector<GpuSpec>> ParseHardwareCatalog(std::string_view json_text) {
   json doc = json::parse(json_text, nullptr, /*allow_exceptions=*/false);
@@ -65,18 +109,23 @@ Result<std::vector<GpuSpec>> ParseHardwareCatalog(std::string_view json_text) {
     }
     PF_ASSIGN_OR_RETURN(double bf16, PositiveNumber(entry, g.name, "bf16_dense_tflops"));
     g.bf16_dense_flops = bf16 * 1e12;
-    if (entry.contains("fp8_dense_tflops") && !entry["fp8_dense_tflops"].is_null()) {
-      PF_ASSIGN_OR_RETURN(double fp8, PositiveNumber(entry, g.name, "fp8_dense_tflops"));
-      g.fp8_dense_flops = fp8 * 1e12;
-    }
+    PF_RETURN_IF_ERROR(
+        OptionalPositive(entry, g.name, "fp8_dense_tflops", 1e12, &g.fp8_dense_flops));
+    PF_RETURN_IF_ERROR(OptionalPositive(entry, g.name, "int8_dense_tops", 1e12, &g.int8_dense_ops));
     PF_ASSIGN_OR_RETURN(g.memory_gib, PositiveNumber(entry, g.name, "memory_gib"));
     PF_ASSIGN_OR_RETURN(double bw, PositiveNumber(entry, g.name, "bandwidth_gb_per_s"));
     g.bandwidth_bytes_per_s = bw * 1e9;
-    PF_ASSIGN_OR_RETURN(g.power_w, PositiveNumber(entry, g.name, "power_w"));
+    PF_RETURN_IF_ERROR(OptionalPositive(entry, g.name, "power_w", 1, &g.power_w));
     PF_ASSIGN_OR_RETURN(g.price_usd_per_gpu_hour,
                         PositiveNumber(entry, g.name, "price_usd_per_gpu_hour"));
     PF_ASSIGN_OR_RETURN(g.source, Text(entry, g.name, "source"));
     PF_ASSIGN_OR_RETURN(g.price_source, Text(entry, g.name, "price_source"));
+    PF_ASSIGN_OR_RETURN(g.source_date, Text(entry, g.name, "source_date"));
+    PF_ASSIGN_OR_RETURN(std::string peak_kind, Text(entry, g.name, "peak_kind"));
+    if (peak_kind != "dense") {
+      return Status::Corruption("hardware catalogue: entry '" + g.name +
+                                "': peak_kind must be \"dense\" (halve a 2:4-sparsity figure)");
+    }
     out.push_back(std::move(g));
   }
   if (out.empty()) return Status::Corruption("hardware catalogue: no GPUs");

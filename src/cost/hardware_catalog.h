@@ -18,16 +18,29 @@ struct GpuSpec {
   std::vector<std::string> aliases;       // other spellings FindGpu accepts
   double bf16_dense_flops = 0;            // FLOP/s, dense tensor-core peak (no 2:4 sparsity)
   std::optional<double> fp8_dense_flops;  // absent where the chip has no FP8 tensor cores
+  std::optional<double> int8_dense_ops;   // integer ops/s, dense; absent where there is no mode
   double memory_gib = 0;
   double bandwidth_bytes_per_s = 0;
-  double power_w = 0;                 // board maximum (TDP)
+  std::optional<double> power_w;      // board maximum (TDP); absent where it is not published
   double price_usd_per_gpu_hour = 0;  // default rental price; the user's --price overrides it
   std::string source;                 // where the hardware figures come from
+  std::string source_date;            // when that datasheet was published or last revised
   std::string price_source;           // where the price comes from
 };
 
+// The number format a peak is quoted for. Training runs at BF16; inference may run at FP8 or
+// INT8 where the chip has tensor cores for it.
+enum class PeakDtype { kBf16, kFp8, kInt8 };
+// "bf16", "fp8", "int8" (any case); InvalidArgument naming `flag` and the choices otherwise.
+Result<PeakDtype> ParsePeakDtype(std::string_view name, const char* flag);
+std::string PeakDtypeName(PeakDtype dtype);  // "bf16", "fp8", "int8"
+// The dense peak of `gpu` at `dtype` in operations per second. InvalidArgument naming `flag`
+// when the chip has no tensor cores for that format (an A100 has no FP8).
+Result<double> DensePeak(const GpuSpec& gpu, PeakDtype dtype, const char* flag);
+
 // Parses a catalogue document (the format of hardware.json). Corruption names the entry and
-// the field that is missing or not a positive number.
+// the field that is missing or not a positive number, and refuses an entry whose peak_kind is
+// not "dense" or that has no source or source_date.
 Result<std::vector<GpuSpec>> ParseHardwareCatalog(std::string_view json_text);
 
 // The catalogue compiled into the binary. Never empty (a broken hardware.json fails the tests).
@@ -37,7 +50,7 @@ const std::vector<GpuSpec>& HardwareCatalog();
 // "H100-SXM"). NotFound lists the known names.
 Result<GpuSpec> FindGpu(std::string_view name);
 
-// "A100-40GB, A100-80GB, H100-SXM, H200, B200"
+// "A100-40GB, A100-80GB, H100-SXM, H100-PCIe, H200, B200, L40S, MI300X, TPU-v5e, TPU-v5p"
 std::string KnownGpuNames();
 
 }  // namespace preflight::cost

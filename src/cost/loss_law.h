@@ -40,6 +40,9 @@ Status ValidateLaw(const LossLaw& law);
 // Training compute in the usual approximation C = 6 N D (forward 2ND, backward 4ND; attention
 // and embeddings left out, as in the published laws).
 inline double TrainingFlops(double params, double tokens) { return 6 * params * tokens; }
+// Inference compute: a forward pass costs about 2 N FLOPs per token (prefill and decode alike;
+// attention over the context left out, as above).
+inline double InferenceFlops(double params, double tokens) { return 2 * params * tokens; }
 
 struct Allocation {
   double params = 0;

@@ -2,8 +2,8 @@
 
 #include <cmath>
 
-#include "cost/cost_estimate.h"
 #include "base/format.h"
+#include "cost/cost_estimate.h"
 
 namespace preflight::cost {
 namespace {
@@ -18,7 +18,112 @@ Status CheckPositive(const char* flag, double x, const char* what) {
   return Status::Ok();
 }
 
+// The allocation the budget buys: compute-optimal for FLOPs, dollars or a model size, or the
+// fixed point (N, D) as given.
+Status Allocate(const PlanRequest& r, PlanResult* p) {
+  if (r.tokens && !r.params) {
+    return Status::InvalidArgument(
+        "--tokens D needs --params N: together they plan a fixed model and data size");
+  }
+  if (r.flops) {
+    PF_RETURN_IF_ERROR(CheckPositive("--flops", *r.flops, "FLOP count"));
+    p->optimal = ComputeOptimal(r.law, *r.flops);
+  } else if (r.budget_usd) {
+    PF_RETURN_IF_ERROR(CheckPositive("--budget-usd", *r.budget_usd, "number of dollars"));
+    p->optimal = ComputeOptimal(r.law, *r.budget_usd / p->usd_per_training_flop);
+  } else if (r.tokens) {
+    PF_RETURN_IF_ERROR(CheckPositive("--params", *r.params, "parameter count"));
+    PF_RETURN_IF_ERROR(CheckPositive("--tokens", *r.tokens, "number of training tokens"));
+    Allocation given;
+    given.params = *r.params;
+    given.tokens = *r.tokens;
+    given.flops = TrainingFlops(given.params, given.tokens);
+    given.loss = r.law.Loss(given.params, given.tokens);
+    p->optimal = given;
+    p->fixed_point = true;
+    p->compute_optimal = ComputeOptimal(r.law, given.flops);
+  } else {
+    PF_RETURN_IF_ERROR(CheckPositive("--params", *r.params, "parameter count"));
+    p->optimal = ComputeOptimalForParams(r.law, *r.params);
+  }
+  if (!(p->optimal.params >= kMinPlanParams)) {
+    return Status::InvalidArgument(
+        "budget too small: it buys " + FormatSci(p->optimal.flops) +
+        " FLOPs, whose compute-optimal model would have " + FormatSci(p->optimal.params) +
+        " parameters, below the smallest model a plan names (" + FormatSci(kMinPlanParams) +
+        "; the laws were fitted on 7e7 to 1.6e10). Raise the budget.");
+  }
+  return Status::Ok();
+}
+
+Status CheckServing(const ServingLoad& s) {
+  PF_RETURN_IF_ERROR(CheckPositive("--requests", s.requests, "number of requests"));
+  if (!(std::isfinite(s.prefill_tokens) && s.prefill_tokens >= 0 &&
+        std::isfinite(s.decode_tokens) && s.decode_tokens >= 0 &&
+        s.prefill_tokens + s.decode_tokens > 0)) {
+    return Status::InvalidArgument(
+        "--prefill-tokens and --decode-tokens are tokens per request, >= 0 and not both 0 (got " +
+        FormatSci(s.prefill_tokens, 6) + " and " + FormatSci(s.decode_tokens, 6) + ")");
+  }
+  PF_RETURN_IF_ERROR(ValidateMfu(s.prefill_mfu, "--prefill-mfu"));
+  return ValidateMfu(s.decode_mfu, "--decode-mfu");
+}
+
+// Inference-aware sizing by FLOPs and by dollars; with a serving load, each phase's cost.
+Status PlanInference(const PlanRequest& r, PlanResult* p) {
+  if (r.inference_tokens && r.serving) {
+    return Status::InvalidArgument(
+        "give --inference-tokens T or a serving load (--requests with --prefill-tokens and "
+        "--decode-tokens), not both");
+  }
+  if (!r.serving) PF_RETURN_IF_ERROR(ValidateMfu(r.inference_mfu, "--inference-mfu"));
+  PF_RETURN_IF_ERROR(CheckPositive("--inference-price", r.inference_price_usd_per_gpu_hour,
+                                   "dollars per GPU-hour"));
+  PF_ASSIGN_OR_RETURN(p->inference_peak,
+                      DensePeak(r.inference_gpu, r.inference_dtype, "--inference-dtype"));
+  const double usd_per_peak_flop = r.inference_price_usd_per_gpu_hour / (3600 * p->inference_peak);
+  if (r.serving) {
+    const ServingLoad& s = *r.serving;
+    PF_RETURN_IF_ERROR(CheckServing(s));
+    p->inference_tokens = s.tokens();
+    // Dollars per inference FLOP, averaged over the load's prefill and decode tokens.
+    p->usd_per_inference_flop =
+        usd_per_peak_flop * (s.prefill_tokens / s.prefill_mfu + s.decode_tokens / s.decode_mfu) /
+        (s.prefill_tokens + s.decode_tokens);
+  } else {
+    p->inference_tokens = *r.inference_tokens;
+    p->usd_per_inference_flop =
+        r.inference_price_usd_per_gpu_hour / (3600 * p->inference_peak * r.inference_mfu);
+  }
+  PF_ASSIGN_OR_RETURN(p->by_flops, InferenceAware(r.law, p->optimal, p->inference_tokens, 1));
+  PF_ASSIGN_OR_RETURN(p->by_dollars,
+                      InferenceAware(r.law, p->optimal, p->inference_tokens,
+                                     p->usd_per_inference_flop / p->usd_per_training_flop));
+  if (r.serving) {
+    auto serve = [&](double params) {
+      return CostOfServing(params, *r.serving, p->inference_peak,
+                           r.inference_price_usd_per_gpu_hour);
+    };
+    p->serving_reference = serve(p->optimal.params);
+    p->serving_by_flops = serve(p->by_flops->chosen.params);
+    p->serving_by_dollars = serve(p->by_dollars->chosen.params);
+  }
+  return Status::Ok();
+}
+
 }  // namespace
+
+ServingCost CostOfServing(double params, const ServingLoad& load, double peak, double price) {
+  auto phase = [&](double tokens_per_request, double mfu) {
+    InferencePhase out;
+    out.tokens = load.requests * tokens_per_request;
+    out.flops = InferenceFlops(params, out.tokens);
+    out.gpu_hours = out.flops / (peak * mfu) / 3600;
+    out.usd = out.gpu_hours * price;
+    return out;
+  };
+  return {phase(load.prefill_tokens, load.prefill_mfu), phase(load.decode_tokens, load.decode_mfu)};
+}
 
 Result<PlanResult> MakePlan(const PlanRequest& r) {
   PF_RETURN_IF_ERROR(ValidateLaw(r.law));
@@ -33,40 +138,13 @@ Result<PlanResult> MakePlan(const PlanRequest& r) {
 
   PlanResult p;
   p.usd_per_training_flop = r.price_usd_per_gpu_hour / (3600 * r.gpu.bf16_dense_flops * r.mfu);
-  if (r.flops) {
-    PF_RETURN_IF_ERROR(CheckPositive("--flops", *r.flops, "FLOP count"));
-    p.optimal = ComputeOptimal(r.law, *r.flops);
-  } else if (r.budget_usd) {
-    PF_RETURN_IF_ERROR(CheckPositive("--budget-usd", *r.budget_usd, "number of dollars"));
-    p.optimal = ComputeOptimal(r.law, *r.budget_usd / p.usd_per_training_flop);
-  } else {
-    PF_RETURN_IF_ERROR(CheckPositive("--params", *r.params, "parameter count"));
-    p.optimal = ComputeOptimalForParams(r.law, *r.params);
-  }
-  if (!(p.optimal.params >= kMinPlanParams)) {
-    return Status::InvalidArgument(
-        "budget too small: it buys " + FormatSci(p.optimal.flops) +
-        " FLOPs, whose compute-optimal model would have " + FormatSci(p.optimal.params) +
-        " parameters, below the smallest model a plan names (" + FormatSci(kMinPlanParams) +
-        "; the laws were fitted on 7e7 to 1.6e10). Raise the budget.");
-  }
+  PF_RETURN_IF_ERROR(Allocate(r, &p));
   p.rule_of_20 = TwentyTokensPerParam(r.law, p.optimal.flops);
   p.gpu_hours = p.optimal.flops / (r.gpu.bf16_dense_flops * r.mfu) / 3600;
   p.usd = p.gpu_hours * r.price_usd_per_gpu_hour;
   if (r.gpus) p.days = p.gpu_hours / *r.gpus / 24;
   p.extrapolated = p.optimal.params < kFittedParamsLow || p.optimal.params > kFittedParamsHigh;
-
-  if (r.inference_tokens) {
-    PF_RETURN_IF_ERROR(ValidateMfu(r.inference_mfu, "--inference-mfu"));
-    PF_RETURN_IF_ERROR(CheckPositive("--inference-price", r.inference_price_usd_per_gpu_hour,
-                                     "dollars per GPU-hour"));
-    p.usd_per_inference_flop = r.inference_price_usd_per_gpu_hour /
-                               (3600 * r.inference_gpu.bf16_dense_flops * r.inference_mfu);
-    PF_ASSIGN_OR_RETURN(p.by_flops, InferenceAware(r.law, p.optimal, *r.inference_tokens, 1));
-    PF_ASSIGN_OR_RETURN(p.by_dollars,
-                        InferenceAware(r.law, p.optimal, *r.inference_tokens,
-                                       p.usd_per_inference_flop / p.usd_per_training_flop));
-  }
+  if (r.inference_tokens || r.serving) PF_RETURN_IF_ERROR(PlanInference(r, &p));
   return p;
 }
 

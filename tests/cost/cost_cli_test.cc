@@ -229,6 +229,66 @@ TEST(PlanCli, BadInputExitsTwo) {
   EXPECT_NE(Preflight(bad[0]).err.find("budget too small"), std::string::npos);
 }
 
+TEST(PlanCli, FixedOverTrainedPointAnswersForThatPoint) {
+  CliRun r = Preflight("plan --params 7e9 --tokens 2e12 --gpus 512 --json");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  json doc = ParseJson(r);
+  EXPECT_EQ(doc["params"].get<double>(), 7e9);
+  EXPECT_EQ(doc["tokens"].get<double>(), 2e12);
+  EXPECT_DOUBLE_EQ(doc["flops"].get<double>(), 8.4e22);
+  EXPECT_NEAR(doc["tokens_per_param"].get<double>(), 285.7, 0.05);
+  EXPECT_EQ(doc["fixed_point"], true);
+  EXPECT_DOUBLE_EQ(doc["compute_optimal"]["flops"].get<double>(), 8.4e22);
+  EXPECT_GT(doc["compute_optimal"]["params"].get<double>(), 7e9);
+  EXPECT_NE(r.err.find("given (--params, --tokens)"), std::string::npos) << r.err;
+  // --params alone still means the compute-optimal tokens for 7B.
+  json optimal = ParseJson(Preflight("plan --params 7e9 --json"));
+  EXPECT_LT(optimal["tokens"].get<double>(), 2e12);
+  EXPECT_FALSE(optimal.contains("fixed_point"));
+  EXPECT_EQ(Preflight("plan --tokens 2e12 --flops 1e22").rc, 2);
+}
+
+TEST(PlanCli, ServingLoadWithPrefillAndDecodeLines) {
+  CliRun r = Preflight(
+      "plan --params 7e9 --tokens 2e12 --requests 1e6 --prefill-tokens 1000 --decode-tokens 500 "
+      "--prefill-mfu 0.5 --decode-mfu 0.1 --inference-dtype fp8 --json");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  json ia = ParseJson(r)["inference_aware"];
+  EXPECT_DOUBLE_EQ(ia["inference_tokens"].get<double>(), 1.5e9);
+  EXPECT_EQ(ia["inference_dtype"], "fp8");
+  EXPECT_DOUBLE_EQ(ia["inference_peak_ops_per_gpu"].get<double>(), 1979e12);
+  EXPECT_FALSE(ia.contains("inference_mfu"));
+  const json& reference = ia["serving"]["reference"];
+  EXPECT_DOUBLE_EQ(reference["prefill"]["flops"].get<double>(), 1.4e19);
+  EXPECT_DOUBLE_EQ(reference["decode"]["flops"].get<double>(), 7e18);
+  double decode_hours = 7e18 / (1979e12 * 0.1) / 3600;
+  EXPECT_NEAR(reference["decode"]["gpu_hours"].get<double>(), decode_hours, 1e-9);
+  EXPECT_TRUE(ia["serving"].contains("by_flops") && ia["serving"].contains("by_dollars"));
+  EXPECT_NE(r.err.find("prefill: 1e9 tokens x 2N = 1.4e19 FLOPs"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("decode : 5e8 tokens x 2N = 7e18 FLOPs"), std::string::npos) << r.err;
+
+  CliRun int8 = Preflight(
+      "plan --params 7e9 --requests 1e6 --prefill-tokens 100 --decode-tokens 100 --gpu TPU-v5e "
+      "--inference-dtype int8 --json");
+  ASSERT_EQ(int8.rc, 0) << int8.err;
+  EXPECT_DOUBLE_EQ(ParseJson(int8)["inference_aware"]["inference_peak_ops_per_gpu"].get<double>(),
+                   393e12);
+  const char* bad[] = {
+      "plan --params 7e9 --inference-tokens 1e12 --gpu A100-80GB --inference-dtype fp8",
+      "plan --params 7e9 --inference-tokens 1e12 --inference-dtype fp4",
+      "plan --params 7e9 --prefill-tokens 1000",
+      "plan --params 7e9 --requests 1e6 --inference-tokens 1e12 --prefill-tokens 10",
+      "plan --params 7e9 --requests 1e6",
+      "plan --params 7e9 --requests 1e6 --decode-tokens 10 --decode-mfu 0",
+  };
+  for (const char* args : bad) {
+    CliRun b = Preflight(args);
+    EXPECT_EQ(b.rc, 2) << args << "\n" << b.err;
+    EXPECT_FALSE(b.err.empty()) << args;
+  }
+  EXPECT_NE(Preflight(bad[0]).err.find("--inference-dtype fp8"), std::string::npos);
+}
+
 TEST(FitCli, FitsACsvAndFeedsPlan) {
   std::string csv = "N,D,loss\n";
   for (double n : {1e8, 3e8, 1e9, 3e9}) {
@@ -292,6 +352,113 @@ TEST(MemoryCli, BadInputExitsTwo) {
     CliRun r = Preflight(args);
     EXPECT_EQ(r.rc, 2) << args << "\n" << r.err;
   }
+}
+
+TEST(CostCli, ParamsAndTokensGiveSixNDFlops) {
+  // Chinchilla: 70B parameters on 1.4T tokens, C = 6ND = 5.88e23 FLOPs.
+  CliRun r = Preflight(
+      "cost --params 70e9 --tokens 1.4e12 --gpu H100-SXM --mfu 0.4 --gpus 1000 "
+      "--json");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  json doc = ParseJson(r);
+  EXPECT_DOUBLE_EQ(doc["training_flops"]["flops"].get<double>(), 5.88e23);
+  EXPECT_EQ(doc["training_flops"]["formula"], "C = 6ND");
+  double gpu_hours = 5.88e23 / (989e12 * 0.4) / 3600;
+  EXPECT_NEAR(doc["gpu_hours"].get<double>(), gpu_hours, 1e-6 * gpu_hours);
+  EXPECT_NE(r.err.find("5.88e23 training FLOPs (C = 6ND)"), std::string::npos) << r.err;
+  for (const char* args : {"cost --params 70e9 --gpus 1000", "cost --tokens 1e12 --gpus 8",
+                           "cost --params 70e9 --tokens 1.4e12",
+                           "cost --params 70e9 --tokens 1.4e12 --from-flops 1e23 --gpus 8",
+                           "cost --params -1 --tokens 1e12 --gpus 8"}) {
+    CliRun bad = Preflight(args);
+    EXPECT_EQ(bad.rc, 2) << args << "\n" << bad.err;
+    EXPECT_FALSE(bad.err.empty()) << args;
+  }
+}
+
+TEST(CostCli, NewAcceleratorsPriceAndTpusHaveNoEnergyGuess) {
+  CliRun r = Preflight("cost --gpus 256 --days 10 --gpu tpu-v5p --json");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  json doc = ParseJson(r);
+  EXPECT_EQ(doc["gpu"], "TPU-v5p");
+  EXPECT_EQ(doc["components"][0]["name"], "energy");
+  EXPECT_EQ(doc["components"][0]["usd"].get<double>(), 0);
+  for (const char* gpu : {"MI300X", "L40S", "H100-PCIe", "TPU-v5e"}) {
+    EXPECT_EQ(Preflight(std::string("cost --gpus 8 --days 1 --gpu ") + gpu).rc, 0) << gpu;
+  }
+}
+
+std::string PilotResult(const std::string& name, const std::string& regime) {
+  return Scratch(name, R"({"compute_saved": {"net": 0.31, "ci95": [0.2, 0.4]},
+      "budget_steps": 400, "model": {"name": "tiny", "params": 1200000},
+      "compute": {"runs": [{"tokens": 3276800}]})" +
+                           regime + "}");
+}
+
+TEST(CostCli, SavingFromAnInformativePilotRoundsDollarsAndGivesTheInterval) {
+  std::string path = PilotResult("informative.json", R"(, "regime": {"informative": true,
+      "margin": 0.21})");
+  CliRun r = Preflight("cost --gpus 1000 --days 90 --price 2 --saving-from " + path + " --json");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  json p = ParseJson(r)["projection"];
+  EXPECT_EQ(p["pilot"]["model"], "tiny");
+  EXPECT_EQ(p["pilot"]["params"], 1200000);
+  EXPECT_EQ(p["pilot"]["steps"], 400);
+  EXPECT_EQ(p["regime"]["informative"], true);
+  EXPECT_EQ(p["rounded_2sf"]["total_usd_saved"].get<double>(), 1700000);
+  EXPECT_EQ(p["rounded_2sf"]["total_usd_saved_ci95"][0].get<double>(), 1100000);
+  EXPECT_TRUE(p.contains("total_usd_saved_ci95"));
+  EXPECT_FALSE(p.contains("dollar_interval_withheld"));
+  // The report: the pilot's scale and regime beside the dollars, two significant figures.
+  EXPECT_NE(r.err.find("pilot: the tiny pilot (1.20M params, 400 steps, 3.28M tokens per run); "
+                       "regime: informative"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("projected savings for this run, from the tiny pilot"), std::string::npos);
+  EXPECT_NE(r.err.find("total about $1,700,000 (95% interval about $1,100,000 to about "
+                       "$2,200,000)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("$1,700,040"), std::string::npos) << "unrounded dollars:\n" << r.err;
+}
+
+TEST(CostCli, SavingFromAnUninformativeOrUncheckedPilotGivesNoDollarInterval) {
+  std::string uninformative =
+      PilotResult("uninformative.json", R"(, "regime": {"informative": false, "margin": -0.02})");
+  CliRun r =
+      Preflight("cost --gpus 1000 --days 90 --price 2 --saving-from " + uninformative + " --json");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  json p = ParseJson(r)["projection"];
+  EXPECT_FALSE(p.contains("total_usd_saved_ci95"));
+  EXPECT_FALSE(p.contains("rounded_2sf"));
+  EXPECT_EQ(p["dollar_interval_withheld"],
+            "no dollar interval: the pilot's regime check calls it uninformative");
+  EXPECT_NE(r.err.find("no dollar interval: the pilot's regime check calls it uninformative"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("not a projection the pilot supports"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("95% interval $"), std::string::npos) << r.err;
+
+  CliRun unchecked = Preflight("cost --gpus 1000 --days 90 --price 2 --saving-from " +
+                               PilotResult("none.json", ""));
+  ASSERT_EQ(unchecked.rc, 0) << unchecked.err;
+  EXPECT_NE(unchecked.out.find("no dollar interval: the pilot has no regime check"),
+            std::string::npos)
+      << unchecked.out;
+  EXPECT_NE(unchecked.out.find("regime: not checked"), std::string::npos) << unchecked.out;
+}
+
+TEST(CostCli, DamagedResultExitsTwoNamingTheFileAndPath) {
+  std::string wrong = Scratch("damaged.json", R"({"compute_saved": {"net": "0.31"}})");
+  CliRun r = Preflight("cost --gpus 8 --days 1 --saving-from " + wrong);
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find(wrong + ": $.compute_saved.net: expected a number"), std::string::npos)
+      << r.err;
+  EXPECT_TRUE(r.out.empty());
+  std::string truncated = Scratch("truncated.json", R"({"compute_saved": {"net": 0.31)");
+  CliRun t = Preflight("cost --gpus 8 --days 1 --saving-from " + truncated);
+  EXPECT_EQ(t.rc, 2);
+  EXPECT_NE(t.err.find(truncated + ": not valid JSON"), std::string::npos) << t.err;
 }
 
 TEST(CostCommandsCli, HelpExitsZero) {

@@ -183,5 +183,21 @@ TEST(ReadSavingFromReceipt, RejectsOtherKindsAndMissingFields) {
   EXPECT_EQ(missing.status().ExitCode(), 2);
 }
 
+TEST(EstimateCost, NoEnergyGuessWhereTheVendorPublishesNoPower) {
+  CostRequest r;
+  r.gpus = 8;
+  r.hours = 24;
+  r.price_usd_per_gpu_hour = 1.2;
+  r.gpu = FindGpu("TPU-v5e").value();
+  r.assumptions.energy_in_price = false;  // even an owned cluster gets no invented wattage
+  auto b = EstimateCost(r);
+  ASSERT_TRUE(b.ok()) << b.status().message();
+  const CostComponent& energy = b->components.front();
+  EXPECT_EQ(energy.name, "energy");
+  EXPECT_EQ(energy.usd, 0);
+  EXPECT_FALSE(energy.in_total);
+  EXPECT_NE(energy.assumption.find("not published"), std::string::npos) << energy.assumption;
+}
+
 }  // namespace
 }  // namespace preflight::cost

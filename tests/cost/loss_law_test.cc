@@ -170,5 +170,90 @@ TEST(MakePlan, BadInputIsRefused) {
   EXPECT_FALSE(FindLaw("kaplan").ok());
 }
 
+PlanRequest SevenBOnH100() {
+  PlanRequest r;
+  r.law = EpochFit();
+  r.gpu = *FindGpu("H100-SXM");
+  r.price_usd_per_gpu_hour = 2;
+  r.inference_gpu = r.gpu;
+  r.inference_price_usd_per_gpu_hour = 2;
+  r.params = 7e9;
+  return r;
+}
+
+TEST(MakePlan, FixedPointIsPlannedAsGivenBesideTheOptimumAtItsFlops) {
+  PlanRequest r = SevenBOnH100();
+  r.tokens = 2e12;  // an over-trained 7B model, about 286 tokens per parameter
+  auto p = MakePlan(r);
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  EXPECT_TRUE(p->fixed_point);
+  EXPECT_EQ(p->optimal.params, 7e9);
+  EXPECT_EQ(p->optimal.tokens, 2e12);
+  EXPECT_DOUBLE_EQ(p->optimal.flops, 8.4e22);  // 6 x 7e9 x 2e12
+  EXPECT_DOUBLE_EQ(p->optimal.loss, r.law.Loss(7e9, 2e12));
+  ASSERT_TRUE(p->compute_optimal.has_value());
+  EXPECT_DOUBLE_EQ(p->compute_optimal->flops, 8.4e22);
+  EXPECT_GT(p->compute_optimal->params, 7e9);  // the optimum at that compute is a larger model
+  EXPECT_LT(p->compute_optimal->loss, p->optimal.loss);
+  // Without --tokens, --params means the compute-optimal tokens for that size.
+  r.tokens.reset();
+  auto optimal = MakePlan(r);
+  ASSERT_TRUE(optimal.ok());
+  EXPECT_FALSE(optimal->fixed_point);
+  EXPECT_LT(optimal->optimal.tokens, 2e12);
+  PlanRequest alone = SevenBOnH100();
+  alone.params.reset();
+  alone.tokens = 2e12;
+  alone.flops = 1e22;
+  EXPECT_EQ(MakePlan(alone).status().ExitCode(), 2);  // --tokens needs --params
+}
+
+TEST(MakePlan, ServingLoadSplitsPrefillAndDecodeAtTwoNPerToken) {
+  PlanRequest r = SevenBOnH100();
+  r.tokens = 2e12;
+  ServingLoad load;
+  load.requests = 1e6;
+  load.prefill_tokens = 1000;
+  load.decode_tokens = 500;
+  load.prefill_mfu = 0.5;
+  load.decode_mfu = 0.1;
+  r.serving = load;
+  r.inference_dtype = PeakDtype::kFp8;
+  auto p = MakePlan(r);
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  EXPECT_DOUBLE_EQ(p->inference_tokens, 1.5e9);
+  EXPECT_DOUBLE_EQ(p->inference_peak, 1979e12);
+  const ServingCost& s = *p->serving_reference;
+  EXPECT_DOUBLE_EQ(s.prefill.flops, 1.4e19);  // 2 x 7e9 x 1e9 prompt tokens
+  EXPECT_DOUBLE_EQ(s.decode.flops, 7e18);     // 2 x 7e9 x 5e8 generated tokens
+  EXPECT_NEAR(s.prefill.gpu_hours, 1.4e19 / (1979e12 * 0.5) / 3600, 1e-9);
+  EXPECT_NEAR(s.decode.gpu_hours, 7e18 / (1979e12 * 0.1) / 3600, 1e-9);
+  EXPECT_NEAR(s.usd(), 2 * (s.prefill.gpu_hours + s.decode.gpu_hours), 1e-9);
+  // The dollar objective prices an inference FLOP at the load's blend of the two phases.
+  double per_flop = 2 / (3600 * 1979e12) * (1000 / 0.5 + 500 / 0.1) / 1500;
+  EXPECT_NEAR(p->usd_per_inference_flop / per_flop, 1, 1e-12);
+  EXPECT_TRUE(p->by_flops.has_value() && p->serving_by_dollars.has_value());
+
+  PlanRequest bad = r;
+  bad.inference_gpu = *FindGpu("A100-80GB");  // no FP8 tensor cores
+  auto no_fp8 = MakePlan(bad);
+  ASSERT_FALSE(no_fp8.ok());
+  EXPECT_NE(no_fp8.status().message().find("--inference-dtype fp8"), std::string::npos);
+  bad = r;
+  bad.inference_tokens = 1e12;  // and a serving load
+  EXPECT_EQ(MakePlan(bad).status().ExitCode(), 2);
+  bad = r;
+  bad.serving->prefill_tokens = bad.serving->decode_tokens = 0;
+  EXPECT_EQ(MakePlan(bad).status().ExitCode(), 2);
+  bad = r;
+  bad.serving->decode_mfu = 0;
+  EXPECT_EQ(MakePlan(bad).status().ExitCode(), 2);
+}
+
+TEST(InferenceFlops, TwoNPerToken) {
+  EXPECT_DOUBLE_EQ(InferenceFlops(7e9, 1e12), 1.4e22);
+  EXPECT_DOUBLE_EQ(TrainingFlops(70e9, 1.4e12), 5.88e23);  // Chinchilla
+}
+
 }  // namespace
 }  // namespace preflight::cost

@@ -1,0 +1,42 @@
+#pragma once
+// The `preflight fit` job: read runs (a CSV of N, D, loss, or the trial/train receipts of a
+// ledger), fit L(N, D) = E + A/N^alpha + B/D^beta with bootstrap intervals, and optionally write
+// the result for `preflight plan --law-json`. The fit is in src/cost/law_fit.h; this reads the
+// input, reports progress, runs the fit and says what came out: typed (FitOutcome), as --json
+// (FitToJson) and as text (FitText).
+
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "base/status.h"
+#include "cost/law_fit.h"
+
+namespace preflight::app {
+
+struct FitRequest {
+  std::string csv;  // exactly one of csv and ledger
+  std::string ledger;
+  cost::FitOptions options;
+  std::string out_path;  // also write FitToJson here (atomically) when set
+  // Called with one line (no newline) before the slow part: how many runs, starts, resamples.
+  std::function<void(const std::string&)> progress;
+};
+
+struct FitOutcome {
+  FitRequest request;
+  std::optional<cost::LedgerScan> scan;  // when the runs came from a ledger
+  cost::FitResult fit;
+};
+
+Result<FitOutcome> RunFit(const FitRequest& request);
+
+// {"law":{"E","A","B","alpha","beta"},"intervals":{...},"optimal_params_exponent","points",
+//  "starts","bootstrap","seed","huber_delta","objective","rms_log_error","source":{...}}
+nlohmann::json FitToJson(const FitOutcome& outcome);
+
+// The human report, ending in a newline.
+std::string FitText(const FitOutcome& outcome);
+
+}  // namespace preflight::app
