@@ -1,6 +1,7 @@
 // preflight train: train the small byte-level GPT on a JSONL file, evaluating on a held-out file.
-// Thin: flags in, train::Train, progress on stderr, the DESIGN.md --json document out.
+// Thin: flags in, app::RunTrainJob (the run and its receipt), progress on stderr, --json out.
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -10,40 +11,17 @@
 #include <string>
 #include <vector>
 
+#include "app/train_job.h"
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "cli/model_flags.h"
 #include "cli/progress.h"
+#include "ledger/ledger.h"
 #include "train/blas.h"
 #include "train/config.h"
 #include "train/trainer.h"
 
 namespace preflight::cli {
-namespace {
-
-// OpenMP threads that spin while they wait for work steal the core from the thread doing it when
-// the machine is shared (2 threads on 2 busy cores ran 4x slower than 1, measured; doc/train.md).
-// libgomp reads OMP_WAIT_POLICY only when it loads, so the command re-executes itself once with
-// OMP_WAIT_POLICY=passive unless the user set a policy. Returns only if the re-exec failed.
-
-nlohmann::json ScheduleJson(const train::TrainResult& r) {
-  if (r.schedule.empty()) return nullptr;
-  nlohmann::json trace = nlohmann::json::array();
-  for (const auto& [step, change] : r.trigger_trace) trace.push_back({step, change});
-  return {{"spec", r.schedule},
-          {"flops", r.flops},
-          {"frozen_flops_per_step", r.frozen_flops_per_step},
-          {"frozen_at", r.frozen_at},
-          {"stopped_early", r.stopped_early},
-          {"trigger",
-           {{"flops", r.trigger_flops},
-            {"core_seconds", r.trigger_core_seconds},
-            {"seconds", r.trigger_seconds},
-            {"checks", r.trigger_checks},
-            {"relative_change", trace}}}};
-}
-
-}  // namespace
 
 int RunTrain(int argc, char** argv) {
   CLI::App app;
@@ -54,7 +32,9 @@ int RunTrain(int argc, char** argv) {
            "resumes from the checkpoint and gives the same curve.\n\n"
            "Example:\n  preflight train --data train.jsonl --eval heldout.jsonl --model tiny "
            "--steps 300 --seed 1 --out runs/t1");
-  train::TrainOptions o;
+  app::TrainRequest request;
+  request.ledger_path = ledger::DefaultLedgerPath();
+  train::TrainOptions& o = request.options;
   ModelFlags model;
   model.name = "small";
   bool json = false, quiet = false;
@@ -81,6 +61,7 @@ int RunTrain(int argc, char** argv) {
                  "freeze or stop part of training (doc/schedules.md), e.g. "
                  "'freeze:blocks=0-1@0.7', 'freeze:blocks=0-1@adaptive:threshold=0.02', "
                  "'earlystop:patience=3'");
+  app.add_option("--ledger", request.ledger_path, "receipt ledger")->capture_default_str();
   app.add_flag("--json", json, "print one JSON document on stdout");
   app.add_flag("--quiet", quiet, "no progress on stderr");
   if (int code = Parse(app, argc, argv); code >= 0) return code;
@@ -88,6 +69,7 @@ int RunTrain(int argc, char** argv) {
   auto resolved = model.Resolve();
   if (!resolved.ok()) return Fail("train", resolved.status());
   o.model = *resolved;
+  request.model_name = model.name;
   const std::string& model_name = model.name;
 
   const train::ModelConfig& m = o.model;
@@ -106,51 +88,23 @@ int RunTrain(int argc, char** argv) {
       last_loss = s.loss;
       tok_s = s.tokens_per_second;
     }
-    char note[128];
-    std::snprintf(note, sizeof(note), "loss %.3f  eval %.3f bpb  %.0f tok/s", last_loss, last_bpb,
-                  tok_s);
-    bar.Update(static_cast<double>(s.step), note);
+    bar.Update(
+        static_cast<double>(s.step),
+        fmt::format("loss {:.3f}  eval {:.3f} bpb  {:.0f} tok/s", last_loss, last_bpb, tok_s));
   };
-  auto result = train::Train(o, on_step);
-  if (!result.ok()) {
+  auto job = app::RunTrainJob(request, on_step);
+  if (!job.ok()) {
     bar.Finish();
-    return Fail("train", result.status());
+    return Fail("train", job.status());
   }
-  const train::TrainResult& r = *result;
-  char done[160];
-  std::snprintf(done, sizeof(done), "final eval %.4f bpb, %.0f tok/s%s", r.final_eval_bpb,
-                r.tokens_per_second, r.resumed ? " (resumed from checkpoint)" : "");
-  bar.Finish(done);
+  const train::TrainResult& r = job->result;
+  bar.Finish(fmt::format("final eval {:.4f} bpb, {:.0f} tok/s{}", r.final_eval_bpb,
+                         r.tokens_per_second, r.resumed ? " (resumed from checkpoint)" : ""));
   if (r.resumed) {
     std::fprintf(stderr, "preflight train: resumed from the checkpoint in %s\n", o.run_dir.c_str());
   }
 
-  if (json) {
-    nlohmann::json curve = nlohmann::json::array();
-    for (const auto& p : r.curve) curve.push_back({{"step", p.step}, {"eval_bpb", p.eval_bpb}});
-    EmitJson({{"model",
-               {{"name", model_name},
-                {"params", r.params},
-                {"non_embedding_params", train::NonEmbeddingParamCount(m)},
-                {"layers", m.layers},
-                {"d_model", m.d_model},
-                {"heads", m.heads},
-                {"context", m.context},
-                {"batch", m.batch}}},
-              {"steps", r.steps},
-              {"seed", o.seed},
-              {"tokens_per_step", r.tokens_per_step},
-              {"tokens_per_second", r.tokens_per_second},
-              {"flops_per_step", r.flops_per_step},
-              {"flops_per_token", train::FlopsPerToken(m)},
-              {"curve", curve},
-              {"final_eval_bpb", r.final_eval_bpb},
-              {"core_seconds", r.core_seconds},
-              {"resumed", r.resumed},
-              {"blas", train::BlasName()},
-              {"run_dir", o.run_dir},
-              {"schedule", ScheduleJson(r)}});
-  }
+  if (json) EmitJson(app::TrainJson(*job));
   return 0;
 }
 

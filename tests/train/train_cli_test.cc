@@ -100,7 +100,7 @@ TEST_F(TrainCli, BadInputExitsTwoWithAClearMessage) {
       {"--data " + dir_ + "/train.jsonl --eval " + dir_ + "/empty.jsonl --model tiny" + out,
        "eval set is empty"},
       {"--data " + dir_ + "/none.jsonl --eval " + dir_ + "/eval.jsonl --model tiny" + out,
-       "cannot open"},
+       "none.jsonl: no such file"},
   };
   for (const Case& c : cases) {
     CommandRun r = RunCommand(c.args);

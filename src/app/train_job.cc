@@ -1,0 +1,110 @@
+#include "app/train_job.h"
+
+#include "corpus/scanner.h"
+#include "ledger/ledger.h"
+#include "train/blas.h"
+#include "train/config.h"
+
+namespace preflight::app {
+namespace {
+
+Result<ledger::InputRecord> Describe(const std::string& path, const std::string& role) {
+  PF_ASSIGN_OR_RETURN(
+      corpus::ScanSummary s,
+      corpus::ScanDocuments({path}, {}, [](int, const corpus::Record&, std::string_view) {}));
+  return ledger::InputRecord{role, path, s.inputs[0].sha256, s.docs, s.text_bytes};
+}
+
+nlohmann::json ScheduleJson(const train::TrainResult& r) {
+  if (r.schedule.empty()) return nullptr;
+  nlohmann::json trace = nlohmann::json::array();
+  for (const auto& [step, change] : r.trigger_trace) trace.push_back({step, change});
+  return {{"spec", r.schedule},
+          {"flops", r.flops},
+          {"frozen_flops_per_step", r.frozen_flops_per_step},
+          {"frozen_at", r.frozen_at},
+          {"stopped_early", r.stopped_early},
+          {"trigger",
+           {{"flops", r.trigger_flops},
+            {"core_seconds", r.trigger_core_seconds},
+            {"seconds", r.trigger_seconds},
+            {"checks", r.trigger_checks},
+            {"relative_change", trace}}}};
+}
+
+nlohmann::json ModelJson(const TrainJob& job) {
+  const train::ModelConfig& m = job.request.options.model;
+  return {{"name", job.request.model_name},
+          {"params", job.result.params},
+          {"non_embedding_params", train::NonEmbeddingParamCount(m)},
+          {"layers", m.layers},
+          {"d_model", m.d_model},
+          {"heads", m.heads},
+          {"context", m.context},
+          {"batch", m.batch}};
+}
+
+Status AppendTrainReceipt(TrainJob& job) {
+  const train::TrainOptions& o = job.request.options;
+  const train::TrainResult& r = job.result;
+  ledger::Receipt receipt;
+  receipt.kind = ledger::ReceiptKind::kTrain;
+  receipt.inputs = {job.data, job.eval};
+  receipt.config = {{"model", train::ModelToJson(job.request.model_name, o.model)},
+                    {"steps", o.steps},
+                    {"seed", o.seed},
+                    {"lr", o.lr},
+                    {"schedule", o.schedule},
+                    {"eval_every", o.eval_every},
+                    {"eval_max_windows", o.eval_max_windows},
+                    {"threads", o.threads}};
+  // What `fit --ledger` reads: params, tokens and the final held-out loss (bits per byte).
+  receipt.result = {{"model", ModelJson(job)},
+                    {"params", r.params},
+                    {"tokens", r.steps * r.tokens_per_step},
+                    {"flops", r.flops},
+                    {"final_eval_bpb", r.final_eval_bpb},
+                    {"data_sha256", job.data.sha256},
+                    {"steps", r.steps}};
+  receipt.core_seconds = r.core_seconds;
+  receipt.flops = r.flops;
+  PF_ASSIGN_OR_RETURN(job.receipt_hash, ledger::AppendReceipt(job.request.ledger_path, receipt));
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<TrainJob> RunTrainJob(const TrainRequest& request,
+                             const std::function<void(const train::StepInfo&)>& on_step) {
+  TrainJob job;
+  job.request = request;
+  PF_RETURN_IF_ERROR(ledger::CheckAppendable(request.ledger_path));
+  PF_ASSIGN_OR_RETURN(job.data, Describe(request.options.data_path, "data"));
+  PF_ASSIGN_OR_RETURN(job.eval, Describe(request.options.eval_path, "eval"));
+  PF_ASSIGN_OR_RETURN(job.result, train::Train(request.options, on_step));
+  PF_RETURN_IF_ERROR(AppendTrainReceipt(job));
+  return job;
+}
+
+nlohmann::json TrainJson(const TrainJob& job) {
+  const train::TrainResult& r = job.result;
+  nlohmann::json curve = nlohmann::json::array();
+  for (const auto& p : r.curve) curve.push_back({{"step", p.step}, {"eval_bpb", p.eval_bpb}});
+  return {{"model", ModelJson(job)},
+          {"steps", r.steps},
+          {"seed", job.request.options.seed},
+          {"tokens_per_step", r.tokens_per_step},
+          {"tokens_per_second", r.tokens_per_second},
+          {"flops_per_step", r.flops_per_step},
+          {"flops_per_token", train::FlopsPerToken(job.request.options.model)},
+          {"curve", curve},
+          {"final_eval_bpb", r.final_eval_bpb},
+          {"core_seconds", r.core_seconds},
+          {"resumed", r.resumed},
+          {"blas", train::BlasName()},
+          {"run_dir", job.request.options.run_dir},
+          {"schedule", ScheduleJson(r)},
+          {"receipt", job.receipt_hash}};
+}
+
+}  // namespace preflight::app

@@ -1,0 +1,35 @@
+#pragma once
+// One training run (`preflight train`): the run folder (checkpoint, curve; resumable) and a
+// "train" receipt naming the model, its parameters, the tokens and FLOPs it trained on, its final
+// held-out loss and the SHA-256 of its data, which `preflight fit --ledger` can fit a loss law to.
+
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "base/status.h"
+#include "ledger/receipt.h"
+#include "train/trainer.h"
+
+namespace preflight::app {
+
+struct TrainRequest {
+  train::TrainOptions options;
+  std::string model_name;
+  std::string ledger_path;
+};
+
+struct TrainJob {
+  TrainRequest request;
+  train::TrainResult result;
+  ledger::InputRecord data, eval;
+  std::string receipt_hash;
+};
+
+Result<TrainJob> RunTrainJob(const TrainRequest& request,
+                             const std::function<void(const train::StepInfo&)>& on_step = {});
+
+// DESIGN.md's `train --json` document (and the receipt's hash).
+nlohmann::json TrainJson(const TrainJob& job);
+
+}  // namespace preflight::app
