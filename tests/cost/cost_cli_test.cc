@@ -12,6 +12,7 @@
 #include <string>
 
 #include "base/file.h"
+#include "testing/testing.h"
 
 namespace preflight {
 namespace {
@@ -38,15 +39,11 @@ std::string Scratch(const std::string& name, const std::string& text) {
 
 // Runs `preflight ARGS` from a folder outside the source tree (the catalogue is compiled in).
 CliRun Preflight(const std::string& args) {
-  static int counter = 0;
-  std::string base = Dir() + "/run" + std::to_string(counter++);
-  std::string cmd = "cd / && " + std::string(PREFLIGHT_BINARY) + " " + args + " >" + base +
-                    ".out 2>" + base + ".err";
-  int status = std::system(cmd.c_str());
+  testing::CliResult run = testing::RunCli(args, "/");
   CliRun r;
-  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = ReadFileToString(base + ".out").value();
-  r.err = ReadFileToString(base + ".err").value();
+  r.rc = run.exit_code;
+  r.out = run.out;
+  r.err = run.err;
   return r;
 }
 

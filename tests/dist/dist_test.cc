@@ -7,6 +7,7 @@
 #include <zstd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -28,19 +29,11 @@ using testing::WriteText;
 // `preflight <args>` on `ranks` MPI ranks (0: no mpirun at all).
 CliResult RunRanks(int ranks, const std::string& args) {
   if (ranks == 0) return RunCli(args);
-  // The binary path goes through the shell: RunCli quotes only its own binary.
-  std::string cmd = std::string("'") + PREFLIGHT_MPIRUN +
-                    "' --allow-run-as-root --oversubscribe --bind-to none -np " +
-                    std::to_string(ranks) + " '" + PREFLIGHT_BINARY + "' " + args;
-  std::string base = std::string(PREFLIGHT_TEST_TMP) + "/mpi." + std::to_string(::getpid());
-  int status = std::system((cmd + " >'" + base + ".out' 2>'" + base + ".err'").c_str());
-  CliResult r;
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = ReadText(base + ".out");
-  r.err = ReadText(base + ".err");
-  std::remove((base + ".out").c_str());
-  std::remove((base + ".err").c_str());
-  return r;
+  std::vector<std::string> argv = {
+      PREFLIGHT_MPIRUN,      "--allow-run-as-root", "--oversubscribe", "--bind-to", "none", "-np",
+      std::to_string(ranks), PREFLIGHT_BINARY};
+  for (const std::string& a : testing::SplitWords(args)) argv.push_back(a);
+  return testing::RunProgram(argv);
 }
 
 // The manifest without what a run measures (its cost block), as canonical text.
@@ -133,7 +126,7 @@ TEST(DistSelect, ZstdAndFolderInputsAmongPlainOnes) {
   std::string z(ZSTD_compressBound(b.size()), '\0');
   z.resize(ZSTD_compress(z.data(), z.size(), b.data(), b.size(), 3));
   WriteText(p.dir + "/pool-z.jsonl.zst", z);
-  ASSERT_EQ(std::system(("mkdir -p '" + p.dir + "/pool-folder'").c_str()), 0);
+  ASSERT_TRUE(std::filesystem::create_directories(p.dir + "/pool-folder"));
   testing::TestRng rng(5);
   for (int i = 0; i < 6; ++i)
     WriteText(p.dir + "/pool-folder/doc" + std::to_string(i) + ".txt",

@@ -8,6 +8,7 @@
 
 #include "ledger/ledger.h"
 #include "test_util.h"
+#include "testing/testing.h"
 
 namespace preflight::ledger {
 namespace {
@@ -28,18 +29,13 @@ struct CliRun {
 
 // Runs `preflight ledger <args>` in folder `cwd`.
 CliRun Ledger(const std::string& cwd, const std::string& args) {
-  const std::string err_path = cwd + "/stderr.txt";
-  const std::string cmd =
-      "cd '" + cwd + "' && '" + PREFLIGHT_BINARY + "' ledger " + args + " 2>'" + err_path + "'";
+  std::vector<std::string> argv = preflight::testing::SplitWords(args);
+  argv.insert(argv.begin(), "ledger");
+  preflight::testing::CliResult r = preflight::testing::RunCli(argv, cwd);
   CliRun run;
-  FILE* pipe = ::popen(cmd.c_str(), "r");
-  if (pipe == nullptr) return run;
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof(buf), pipe)) > 0) run.out.append(buf, n);
-  int status = ::pclose(pipe);
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  run.err = ReadFile(err_path);
+  run.exit_code = r.exit_code;
+  run.out = r.out;
+  run.err = r.err;
   return run;
 }
 

@@ -8,12 +8,14 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <sstream>
 #include <string>
 
 #include "base/file.h"
 #include "report/trial_report.h"
 #include "sample_trial.h"
+#include "testing/testing.h"
 
 namespace preflight::report {
 namespace {
@@ -65,15 +67,26 @@ class ChromiumRender : public ::testing::Test {
     std::string profile_template = dir_ + "/profile-XXXXXX";
     char* profile = mkdtemp(profile_template.data());
     EXPECT_NE(profile, nullptr);
-    std::string cmd = "timeout 60 '" + chromium_ +
-                      "' --headless --no-sandbox --disable-gpu --disable-quic --no-first-run "
-                      "--disable-background-networking --disable-component-update --disable-sync "
-                      "--disable-dev-shm-usage --user-data-dir='" +
-                      profile + "' " + flags + " '" + url + "' > '" + out + "' 2> '" + out +
-                      ".log'";
-    int rc = std::system(cmd.c_str());
-    std::system(("rm -rf '" + std::string(profile) + "'").c_str());
-    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+    std::vector<std::string> argv = {"timeout",
+                                     "60",
+                                     chromium_,
+                                     "--headless",
+                                     "--no-sandbox",
+                                     "--disable-gpu",
+                                     "--disable-quic",
+                                     "--no-first-run",
+                                     "--disable-background-networking",
+                                     "--disable-component-update",
+                                     "--disable-sync",
+                                     "--disable-dev-shm-usage",
+                                     std::string("--user-data-dir=") + profile};
+    for (const std::string& f : preflight::testing::SplitWords(flags)) argv.push_back(f);
+    argv.push_back(url);
+    preflight::testing::CliResult r = preflight::testing::RunProgram(argv);
+    preflight::testing::WriteText(out, r.out);
+    preflight::testing::WriteText(out + ".log", r.err);
+    std::filesystem::remove_all(profile);
+    return r.exit_code;
   }
 
   std::string chromium_;
