@@ -37,6 +37,8 @@ trial::TrialConfig TrialFor(const BatteryRequest& r, const BatterySpec& spec,
   c.target_eval = t.target_eval;
   c.target_name = spec.name + ":" + t.name + (t.label.empty() ? "" : " (" + t.label + ")");
   c.out_dir = JoinPath(r.out_dir, t.name);
+  if (!t.text_field.empty()) c.text_field = t.text_field;
+  if (!t.id_field.empty()) c.id_field = t.id_field;
   return c;
 }
 

@@ -17,6 +17,8 @@ Result<BatteryTarget> ReadTarget(const JsonReader& r, const std::string& root) {
   PF_ASSIGN_OR_RETURN(t.name, r.String("name"));
   PF_ASSIGN_OR_RETURN(t.label, OptionalString(r, "label"));
   PF_ASSIGN_OR_RETURN(t.genre, OptionalString(r, "genre"));
+  PF_ASSIGN_OR_RETURN(t.text_field, OptionalString(r, "text_field"));
+  PF_ASSIGN_OR_RETURN(t.id_field, OptionalString(r, "id_field"));
   if (r.Has("absent")) {
     PF_ASSIGN_OR_RETURN(t.absent, r.Bool("absent"));
   }

@@ -3,7 +3,8 @@
 // its selectable part and its held-out part, paths relative to the spec's folder.
 //   {"name": "brown", "default_target": "cj",
 //    "targets": [{"name": "cj", "label": "learned", "genre": "cj", "absent": false,
-//                 "pool": "pools/cj.jsonl", "target_select": "...", "target_eval": "..."}]}
+//                 "pool": "pools/cj.jsonl", "target_select": "...", "target_eval": "...",
+//                 "text_field": "text", "id_field": "id"}]}      (the two fields optional)
 
 #include <string>
 #include <vector>
@@ -16,6 +17,8 @@ struct BatteryTarget {
   std::string name, label, genre;
   bool absent = false;
   std::string pool, target_select, target_eval;  // resolved against the spec's folder
+  // The documents' fields; "" = the battery's (--text-field, --id-field; default text, id).
+  std::string text_field, id_field;
 };
 
 struct BatterySpec {

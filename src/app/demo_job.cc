@@ -46,6 +46,8 @@ Result<DemoSelection> SelectWith(const DemoRequest& r, const BatteryTarget& t,
   o.seed = r.seed;
   o.threads = r.threads;
   o.out_path = JoinPath(r.out_dir, t.name + "." + selector + ".jsonl");
+  if (!t.text_field.empty()) o.read.text_field = t.text_field;
+  if (!t.id_field.empty()) o.id_field = t.id_field;
   DemoSelection s;
   s.selector = selector;
   PF_ASSIGN_OR_RETURN(s.result, select::RunSelection({t.pool}, {t.target_select}, o));
@@ -71,6 +73,8 @@ Result<trial::TrialConfig> DemoTrialConfig(const DemoRequest& r) {
   c.model_name = "tiny";
   PF_ASSIGN_OR_RETURN(c.model, train::NamedModel("tiny"));
   c.out_dir = JoinPath(r.out_dir, "trial-" + target.name);
+  if (!target.text_field.empty()) c.text_field = target.text_field;
+  if (!target.id_field.empty()) c.id_field = target.id_field;
   return c;
 }
 

@@ -8,10 +8,13 @@
 namespace preflight::app {
 namespace {
 
-Result<ledger::InputRecord> Describe(const std::string& path, const std::string& role) {
+Result<ledger::InputRecord> Describe(const std::string& path, const std::string& role,
+                                     const std::string& text_field) {
+  corpus::ReadOptions read;
+  read.text_field = text_field;
   PF_ASSIGN_OR_RETURN(
       corpus::ScanSummary s,
-      corpus::ScanDocuments({path}, {}, [](int, const corpus::Record&, std::string_view) {}));
+      corpus::ScanDocuments({path}, read, [](int, const corpus::Record&, std::string_view) {}));
   return ledger::InputRecord{role, path, s.inputs[0].sha256, s.docs, s.text_bytes};
 }
 
@@ -55,6 +58,7 @@ Status AppendTrainReceipt(TrainJob& job) {
                     {"seed", o.seed},
                     {"lr", o.lr},
                     {"schedule", o.schedule},
+                    {"text_field", o.text_field},
                     {"eval_every", o.eval_every},
                     {"eval_max_windows", o.eval_max_windows},
                     {"threads", o.threads}};
@@ -79,8 +83,10 @@ Result<TrainJob> RunTrainJob(const TrainRequest& request,
   TrainJob job;
   job.request = request;
   PF_RETURN_IF_ERROR(ledger::CheckAppendable(request.ledger_path));
-  PF_ASSIGN_OR_RETURN(job.data, Describe(request.options.data_path, "data"));
-  PF_ASSIGN_OR_RETURN(job.eval, Describe(request.options.eval_path, "eval"));
+  PF_ASSIGN_OR_RETURN(job.data,
+                      Describe(request.options.data_path, "data", request.options.text_field));
+  PF_ASSIGN_OR_RETURN(job.eval,
+                      Describe(request.options.eval_path, "eval", request.options.text_field));
   PF_ASSIGN_OR_RETURN(job.result, train::Train(request.options, on_step));
   PF_RETURN_IF_ERROR(AppendTrainReceipt(job));
   return job;

@@ -16,6 +16,8 @@ forecast::ForecastConfig ForecastConfigFor(const trial::TrialConfig& t) {
   forecast::ForecastConfig f;
   f.pool = t.pool;
   f.target_select = t.target_select;
+  f.text_field = t.text_field;
+  f.id_field = t.id_field;
   f.selector = t.selector;
   f.keep = t.keep;
   f.selection_seed = t.selection_seed;

@@ -5,11 +5,11 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "app/select_receipt.h"
 #include "base/file.h"
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "cli/progress.h"
-#include "app/select_receipt.h"
 #include "ledger/ledger.h"
 #include "select/selector.h"
 #ifdef PREFLIGHT_HAVE_DIST

@@ -38,8 +38,10 @@ int RunTrain(int argc, char** argv) {
   ModelFlags model;
   model.name = "small";
   bool json = false, quiet = false;
-  app.add_option("--data", o.data_path, "training documents (JSONL, field \"text\")")->required();
-  app.add_option("--eval", o.eval_path, "held-out documents (JSONL, field \"text\")")->required();
+  app.add_option("--data", o.data_path, "training documents (JSONL)")->required();
+  app.add_option("--eval", o.eval_path, "held-out documents (JSONL)")->required();
+  app.add_option("--text-field", o.text_field, "the documents' text field in --data and --eval")
+      ->capture_default_str();
   model.Add(app);
   app.add_option("--steps", o.steps, "optimizer steps")->capture_default_str();
   app.add_option("--seed", o.seed, "initial weights and training windows")->capture_default_str();

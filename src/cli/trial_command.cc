@@ -31,6 +31,10 @@ void AddFlags(CLI::App& app, TrialFlags& f) {
   app.add_option("--target-eval", c.target_eval, "held-out target documents (evaluation only)")
       ->required();
   app.add_option("--target-name", c.target_name, "a name for the target in the lab record");
+  app.add_option("--text-field", c.text_field, "the documents' text field in every input")
+      ->capture_default_str();
+  app.add_option("--id-field", c.id_field, "the documents' id field (default: <file>:<line>)")
+      ->capture_default_str();
   app.add_option("--selector", c.selector, "dsir | classifier | first")->capture_default_str();
   app.add_option("--keep", c.keep, "fraction of the pool's bytes per arm")->capture_default_str();
   app.add_option("--selection-seed", c.selection_seed, "seed of the selections")

@@ -16,9 +16,10 @@ namespace {
 // Below this byte-pair coverage of the target by the pool, the verdict is random (see below).
 constexpr double kMinCoverage = 0.5;
 
-Result<std::vector<std::string>> ReadTexts(const std::string& path) {
+Result<std::vector<std::string>> ReadTexts(const std::string& path, const std::string& field) {
   std::vector<std::string> texts;
   corpus::ReadOptions read;
+  read.text_field = field;
   read.threads = 1;
   PF_RETURN_IF_ERROR(
       corpus::ScanDocuments({path}, read, [&](int, const corpus::Record&, std::string_view text) {
@@ -89,20 +90,23 @@ Result<TimedStep> TimeTrainingStep(const ForecastConfig& c, const std::vector<st
 }  // namespace
 
 nlohmann::json ForecastConfig::ToJson() const {
-  return {{"pool", pool},
-          {"target_select", target_select},
-          {"selector", selector},
-          {"keep", keep},
-          {"selection_seed", selection_seed},
-          {"model", train::ModelToJson(model_name, model)},
-          {"steps", steps},
-          {"seeds", seeds},
-          {"lr", lr},
-          {"threads", threads},
-          {"proxy", proxy},
-          {"proxy_fraction", proxy_fraction},
-          {"eval_max_windows", eval_max_windows},
-          {"calibration", calibration.ToJson()}};
+  nlohmann::json j = {{"pool", pool},
+                      {"target_select", target_select},
+                      {"selector", selector},
+                      {"keep", keep},
+                      {"selection_seed", selection_seed},
+                      {"model", train::ModelToJson(model_name, model)},
+                      {"steps", steps},
+                      {"seeds", seeds},
+                      {"lr", lr},
+                      {"threads", threads},
+                      {"proxy", proxy},
+                      {"proxy_fraction", proxy_fraction},
+                      {"eval_max_windows", eval_max_windows},
+                      {"calibration", calibration.ToJson()}};
+  if (text_field != "text") j["text_field"] = text_field;
+  if (id_field != "id") j["id_field"] = id_field;
+  return j;
 }
 
 namespace {
@@ -136,6 +140,8 @@ Result<ForecastArms> MakeArms(const ForecastConfig& c, const std::string& dir,
     o.seed = c.selection_seed;
     o.threads = c.threads;
     o.out_path = JoinPath(dir, name + ".jsonl");
+    o.read.text_field = c.text_field;
+    o.id_field = c.id_field;
     PF_ASSIGN_OR_RETURN(select::SelectionResult s,
                         select::RunSelection(c.pool, {c.target_select}, o));
     ForecastArm& arm = name == "curated" ? arms.curated : arms.random;
@@ -253,9 +259,9 @@ Result<ForecastOutcome> ForecastOnArms(const ForecastConfig& c, const ForecastAr
   CostMeter meter;
   ForecastOutcome out;
   out.inputs = arms.inputs;
-  PF_ASSIGN_OR_RETURN(std::vector<std::string> curated, ReadTexts(arms.curated.path));
-  PF_ASSIGN_OR_RETURN(std::vector<std::string> random, ReadTexts(arms.random.path));
-  PF_ASSIGN_OR_RETURN(std::vector<std::string> target, ReadTexts(c.target_select));
+  PF_ASSIGN_OR_RETURN(std::vector<std::string> curated, ReadTexts(arms.curated.path, c.text_field));
+  PF_ASSIGN_OR_RETURN(std::vector<std::string> random, ReadTexts(arms.random.path, c.text_field));
+  PF_ASSIGN_OR_RETURN(std::vector<std::string> target, ReadTexts(c.target_select, c.text_field));
   PF_ASSIGN_OR_RETURN(Measured m, MeasureSignals(c, curated, random, target, out, progress));
   PF_ASSIGN_OR_RETURN(std::string reason, Decide(c, m, random, target, out));
 

@@ -32,6 +32,8 @@ namespace preflight::forecast {
 struct ForecastConfig {
   std::vector<std::string> pool;
   std::string target_select;
+  std::string text_field = "text";  // the documents' text field in pool and target_select
+  std::string id_field = "id";
   std::string selector = "dsir";
   double keep = 0.25;
   uint64_t selection_seed = 1;

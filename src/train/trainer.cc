@@ -428,8 +428,8 @@ Result<TrainResult> TrainOnDocuments(const TrainOptions& options,
 Result<TrainResult> Train(const TrainOptions& options,
                           const std::function<void(const StepInfo&)>& on_step) {
   PF_RETURN_IF_ERROR(ValidateModel(options.model));
-  PF_ASSIGN_OR_RETURN(std::vector<std::string> train_docs, ReadJsonlTexts(options.data_path));
-  PF_ASSIGN_OR_RETURN(std::vector<std::string> eval_docs, ReadJsonlTexts(options.eval_path));
+  PF_ASSIGN_OR_RETURN(std::vector<std::string> train_docs, ReadJsonlTexts(options.data_path, options.text_field));
+  PF_ASSIGN_OR_RETURN(std::vector<std::string> eval_docs, ReadJsonlTexts(options.eval_path, options.text_field));
   return TrainOnDocuments(options, train_docs, eval_docs, on_step);
 }
 

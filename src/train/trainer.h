@@ -42,10 +42,11 @@
 namespace preflight::train {
 
 struct TrainOptions {
-  ModelConfig model;      // NamedModel("small") by default
-  std::string data_path;  // JSONL with a "text" field (Train only)
-  std::string eval_path;  // held-out JSONL (Train only)
-  std::string run_dir;    // checkpoints and curve; "" = keep nothing on disk (no resume)
+  ModelConfig model;                // NamedModel("small") by default
+  std::string data_path;            // JSONL (Train only)
+  std::string text_field = "text";  // the documents' text field in data_path and eval_path
+  std::string eval_path;            // held-out JSONL (Train only)
+  std::string run_dir;              // checkpoints and curve; "" = keep nothing on disk (no resume)
   int64_t steps = 1000;
   uint64_t seed = 1;       // initial weights and training windows
   int64_t eval_every = 0;  // 0 = max(1, steps / 20); an eval also runs at step 0 and at the end

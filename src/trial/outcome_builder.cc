@@ -118,10 +118,10 @@ Status ComputeScheduleTrialNumbers(const TrialConfig& c, const std::vector<ArmSp
   return Status::Ok();
 }
 
-Result<ledger::InputRecord> DescribeEval(const std::string& path) {
+Result<ledger::InputRecord> DescribeEval(const std::string& path, const corpus::ReadOptions& read) {
   PF_ASSIGN_OR_RETURN(
       corpus::ScanSummary s,
-      corpus::ScanDocuments({path}, {}, [](int, const corpus::Record&, std::string_view) {}));
+      corpus::ScanDocuments({path}, read, [](int, const corpus::Record&, std::string_view) {}));
   return ledger::InputRecord{"target_eval", path, s.inputs[0].sha256, s.docs, s.text_bytes};
 }
 
@@ -157,7 +157,7 @@ Result<TrialOutcome> BuildOutcome(const TrialConfig& c, const RunFolder& folder)
   }
   const std::string source_arm = c.IsScheduleTrial() ? "data" : "curated";
   out.inputs = folder.manifest().arms.at(source_arm).inputs;
-  PF_ASSIGN_OR_RETURN(ledger::InputRecord eval, DescribeEval(c.target_eval));
+  PF_ASSIGN_OR_RETURN(ledger::InputRecord eval, DescribeEval(c.target_eval, ReadOptionsOf(c)));
   out.inputs.push_back(eval);
   return out;
 }

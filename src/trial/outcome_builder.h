@@ -10,6 +10,9 @@
 
 namespace preflight::trial {
 
+// How the trial's inputs are read (their text field).
+corpus::ReadOptions ReadOptionsOf(const TrialConfig& config);
+
 // The arms' specs in arm order (data trials: random, curated[, first]; schedule trials:
 // baseline, then one arm per schedule).
 std::vector<ArmSpec> TrialArmSpecs(const TrialConfig& config);

@@ -171,7 +171,10 @@ nlohmann::json TrialConfig::ToJson() const {
                       {"lr", lr},
                       {"threads", threads},
                       {"forecast", forecast_hash}};
-  // Schedule trials add their keys; data trials' fingerprints stay as they were.
+  // Fields other than the defaults, and schedule trials, add their keys; other trials'
+  // fingerprints stay as they were.
+  if (text_field != "text") j["text_field"] = text_field;
+  if (id_field != "id") j["id_field"] = id_field;
   if (IsScheduleTrial()) {
     j["schedules"] = schedules;
     j["schedule_data"] = schedule_data;
@@ -179,7 +182,14 @@ nlohmann::json TrialConfig::ToJson() const {
   return j;
 }
 
-Status CheckTrial(const TrialConfig& c, const corpus::ReadOptions& read) {
+corpus::ReadOptions ReadOptionsOf(const TrialConfig& c) {
+  corpus::ReadOptions read;
+  read.text_field = c.text_field;
+  return read;
+}
+
+Status CheckTrial(const TrialConfig& c) {
+  const corpus::ReadOptions read = ReadOptionsOf(c);
   PF_RETURN_IF_ERROR(ValidateFlags(c));
   PF_RETURN_IF_ERROR(CheckWritableFolder(c.out_dir));
   PF_RETURN_IF_ERROR(RunFolder(c.out_dir).Check(c.ToJson()));
@@ -226,6 +236,8 @@ Result<ArmRecord> SelectArm(const TrialConfig& c, const ArmSpec& spec, const std
   o.seed = c.selection_seed;
   o.threads = c.threads;
   o.out_path = out;
+  o.read = ReadOptionsOf(c);
+  o.id_field = c.id_field;
   PF_ASSIGN_OR_RETURN(select::SelectionResult s,
                       select::RunSelection(c.pool, {c.target_select}, o));
   ArmRecord a;
@@ -246,7 +258,7 @@ Result<ArmRecord> SelectArm(const TrialConfig& c, const ArmSpec& spec, const std
 
 // A schedule trial on the pool as it is: the pool file is the data.
 Result<ArmRecord> PoolArm(const TrialConfig& c) {
-  PF_ASSIGN_OR_RETURN(ledger::InputRecord pool, DescribeInput(c.pool[0], "pool", {}));
+  PF_ASSIGN_OR_RETURN(ledger::InputRecord pool, DescribeInput(c.pool[0], "pool", ReadOptionsOf(c)));
   ArmRecord a;
   a.data_kind = "pool";
   a.kept_docs = a.pool_docs = pool.docs;
@@ -293,6 +305,7 @@ train::TrainOptions RunOptions(const TrialConfig& c, const RunFolder& folder, co
   t.data_path = DataPath(c, folder, c.IsScheduleTrial() ? kScheduleDataArm : arm.name);
   t.schedule = arm.schedule;
   t.eval_path = c.target_eval;
+  t.text_field = c.text_field;
   t.run_dir = folder.RunDir(arm.name, seed);
   t.steps = c.steps;
   t.seed = static_cast<uint64_t>(seed);
@@ -488,6 +501,12 @@ Result<TrialConfig> TrialConfigFromJson(const nlohmann::json& json, const std::s
   PF_ASSIGN_OR_RETURN(int64_t threads, r.Int("threads"));
   c.threads = static_cast<int>(threads);
   PF_ASSIGN_OR_RETURN(c.forecast_hash, r.String("forecast"));
+  if (r.Has("text_field")) {
+    PF_ASSIGN_OR_RETURN(c.text_field, r.String("text_field"));
+  }
+  if (r.Has("id_field")) {
+    PF_ASSIGN_OR_RETURN(c.id_field, r.String("id_field"));
+  }
   if (r.Has("schedules")) {
     PF_ASSIGN_OR_RETURN(c.schedules, r.Strings("schedules"));
     PF_ASSIGN_OR_RETURN(c.schedule_data, r.String("schedule_data"));

@@ -63,6 +63,9 @@ struct TrialConfig {
   // (the single pool file as it is).
   std::vector<std::string> schedules;
   std::string schedule_data = "random";
+  // The documents' fields in every input (pool, T_sel, T_eval): --text-field, --id-field.
+  std::string text_field = "text";
+  std::string id_field = "id";
 
   bool IsScheduleTrial() const { return !schedules.empty(); }
   nlohmann::json ToJson() const;  // Everything that defines the trial (the fingerprint).
@@ -137,7 +140,7 @@ struct TrialOutcome {
 
 // Validates the flags, that every input exists and parses (read with `read`), that out_dir can
 // be written, and that an existing run folder holds this trial. Writes nothing.
-Status CheckTrial(const TrialConfig& config, const corpus::ReadOptions& read = {});
+Status CheckTrial(const TrialConfig& config);
 
 // Estimated wall seconds of the whole trial from a short timing of this model on this machine.
 Result<double> EstimateTrialSeconds(const TrialConfig& config);

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "testing/planted.h"
 #include "testing/testing.h"
@@ -110,6 +111,53 @@ TEST(TrainCli, EveryTrainLeavesAReceiptThatFitCanUse) {
   ASSERT_EQ(fit.exit_code, 0) << fit.err;
   const auto doc = nlohmann::json::parse(fit.out);
   EXPECT_EQ(doc["points"], runs) << fit.out;
+}
+
+}  // namespace
+}  // namespace preflight
+
+namespace preflight {
+namespace {
+
+// Rewrites a JSONL file's "text" field as "content" (what some pipelines call it).
+void RenameTextField(const std::string& in, const std::string& out) {
+  std::istringstream lines(testing::ReadText(in));
+  std::string line, text;
+  while (std::getline(lines, line)) {
+    auto j = nlohmann::json::parse(line);
+    j["content"] = j["text"];
+    j.erase("text");
+    text += j.dump() + "\n";
+  }
+  testing::WriteText(out, text);
+}
+
+TEST(TextField, ContentThroughForecastTrialAndTrain) {
+  const std::string dir = ScratchDir("text_field_content");
+  testing::WritePlantedPool(dir, 120, 0.3, 12, 23);
+  RenameTextField(dir + "/pool.jsonl", dir + "/pool.c.jsonl");
+  RenameTextField(dir + "/target.jsonl", dir + "/target.c.jsonl");
+  const std::string inputs =
+      " --pool " + dir + "/pool.c.jsonl --target-select " + dir + "/target.c.jsonl ";
+  const std::string ledger = " --ledger " + dir + "/ledger.jsonl --quiet ";
+  auto forecast =
+      RunCli("forecast" + inputs + "--text-field content --steps 20 " + kModel + ledger);
+  EXPECT_EQ(forecast.exit_code, 0) << forecast.err;
+  auto trial = RunCli("trial" + inputs + "--target-eval " + dir +
+                      "/target.c.jsonl --text-field content --steps 20 --seeds 1 " + kModel +
+                      ledger + "--json --out " + dir + "/trial");
+  ASSERT_EQ(trial.exit_code, 0) << trial.err;
+  EXPECT_TRUE(nlohmann::json::parse(trial.out)["compute_saved"].contains("gross"));
+  auto train = RunCli("train --data " + dir + "/pool.c.jsonl --eval " + dir +
+                      "/target.c.jsonl --text-field content --steps 5 " + kModel + ledger +
+                      "--out " + dir + "/train");
+  EXPECT_EQ(train.exit_code, 0) << train.err;
+  // Without the flag the documents have no "text": exit 2, naming the file and line.
+  auto wrong = RunCli("trial" + inputs + "--target-eval " + dir + "/target.c.jsonl --steps 20 " +
+                      kModel + ledger + "--out " + dir + "/trial2");
+  EXPECT_EQ(wrong.exit_code, 2);
+  EXPECT_NE(wrong.err.find("pool.c.jsonl:1"), std::string::npos) << wrong.err;
+  EXPECT_FALSE(Exists(dir + "/trial2"));
 }
 
 }  // namespace
