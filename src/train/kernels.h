@@ -48,11 +48,13 @@ void MatmulBackward(float* dinp, float* dweight, float* dbias, const float* dout
 // Causal multi-head self-attention over packed q,k,v:
 //   att[b,h,t,:] = softmax_{t2<=t}( q_t . k_t2 / sqrt(hs) )   (0 for t2 > t)
 //   out[b,t,h*hs:(h+1)*hs] = sum_t2 att[b,h,t,t2] * v_t2
-// out (B,T,C), att (B,NH,T,T), qkv (B,T,3C) with q at [0,C), k at [C,2C), v at [2C,3C)
-void AttentionForward(float* out, float* att, const float* qkv, int B, int T, int C, int NH);
-// dqkv = ... (overwritten)
-void AttentionBackward(float* dqkv, const float* dout, const float* qkv, const float* att, int B,
-                       int T, int C, int NH);
+// Fast path (attention.cc): tiled small GEMMs with an online softmax; att is never stored, only
+// lse[b,h,t] = log sum_t2<=t exp(q_t . k_t2 / sqrt(hs)), from which the backward recomputes it.
+// out (B,T,C), lse (B,NH,T), qkv (B,T,3C) with q at [0,C), k at [C,2C), v at [2C,3C)
+void AttentionForward(float* out, float* lse, const float* qkv, int B, int T, int C, int NH);
+// dqkv = ... (overwritten). out and lse are the forward's.
+void AttentionBackward(float* dqkv, const float* dout, const float* qkv, const float* out,
+                       const float* lse, int B, int T, int C, int NH);
 
 // out = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))   (GPT-2's tanh approximation)
 // out (N), inp (N)
@@ -80,6 +82,7 @@ void MatmulForward(float* out, const float* inp, const float* weight, const floa
                    int C, int OC, float beta = 0.0f);
 void MatmulBackward(float* dinp, float* dweight, float* dbias, const float* dout, const float* inp,
                     const float* weight, int N, int C, int OC);
+// att (B,NH,T,T): the stored softmax (entries t2 > t are not written).
 void AttentionForward(float* out, float* att, const float* qkv, int B, int T, int C, int NH);
 void AttentionBackward(float* dqkv, const float* dout, const float* qkv, const float* att, int B,
                        int T, int C, int NH);

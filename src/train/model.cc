@@ -48,7 +48,7 @@ Gpt::Gpt(const ModelConfig& config) : config_(config) {
       L * BT,
       L * BT,              // ln1, mean, rstd
       L * BT * 3 * C,      // qkv
-      L * B * NH * T * T,  // att
+      L * B * NH * T,      // att_lse
       L * BT * C,
       L * BT * C,  // atty, residual2
       L * BT * C,
@@ -69,7 +69,7 @@ Gpt::Gpt(const ModelConfig& config) : config_(config) {
   };
   float** views[] = {
       &acts_.encoded,  &acts_.ln1,      &acts_.ln1_mean,  &acts_.ln1_rstd,  &acts_.qkv,
-      &acts_.att,      &acts_.atty,     &acts_.residual2, &acts_.ln2,       &acts_.ln2_mean,
+      &acts_.att_lse,    &acts_.atty,     &acts_.residual2, &acts_.ln2,       &acts_.ln2_mean,
       &acts_.ln2_rstd, &acts_.fch,      &acts_.fch_gelu,  &acts_.residual3, &acts_.lnf,
       &acts_.lnf_mean, &acts_.lnf_rstd, &acts_.logits,    &acts_.losses,    &acts_.dres,
       &acts_.dbtc,     &acts_.dqkv,     &acts_.dfch,
@@ -77,7 +77,7 @@ Gpt::Gpt(const ModelConfig& config) : config_(config) {
   static_assert(sizeof(sizes) / sizeof(sizes[0]) == sizeof(views) / sizeof(views[0]));
   num_acts_ = 0;
   for (size_t s : sizes) num_acts_ += s;
-  act_memory_ = std::make_unique<float[]>(num_acts_);  // zeros: att's upper triangle stays 0
+  act_memory_ = std::make_unique<float[]>(num_acts_);
   float* p = act_memory_.get();
   for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
     *views[i] = p;
@@ -153,7 +153,7 @@ float Gpt::Forward(const int* inputs, const int* targets) {
     float* ln1_mean = a.ln1_mean + static_cast<size_t>(l) * BT;
     float* ln1_rstd = a.ln1_rstd + static_cast<size_t>(l) * BT;
     float* qkv = a.qkv + l * 3 * btc;
-    float* att = a.att + static_cast<size_t>(l) * B * NH * T * T;
+    float* lse = a.att_lse + static_cast<size_t>(l) * B * NH * T;
     float* atty = a.atty + l * btc;
     float* residual2 = a.residual2 + l * btc;
     float* ln2 = a.ln2 + l * btc;
@@ -167,7 +167,7 @@ float Gpt::Forward(const int* inputs, const int* targets) {
                      BT, C);
     MatmulForward(qkv, ln1, param(kQkvw) + static_cast<size_t>(l) * 3 * C * C,
                   param(kQkvb) + l * 3 * C, BT, C, 3 * C);
-    AttentionForward(atty, att, qkv, B, T, C, NH);
+    AttentionForward(atty, lse, qkv, B, T, C, NH);
     // residual2 = residual + atty @ attprojw^T + attprojb: the add is the GEMM's beta = 1.
     std::memcpy(residual2, residual, sizeof(float) * btc);
     MatmulForward(residual2, atty, param(kAttprojw) + static_cast<size_t>(l) * C * C,
@@ -221,7 +221,7 @@ void Gpt::Backward() {
     const float* residual = l == 0 ? a.encoded : a.residual3 + (l - 1) * btc;
     const float* ln1 = a.ln1 + l * btc;
     const float* qkv = a.qkv + l * 3 * btc;
-    const float* att = a.att + static_cast<size_t>(l) * B * NH * T * T;
+    const float* lse = a.att_lse + static_cast<size_t>(l) * B * NH * T;
     const float* atty = a.atty + l * btc;
     const float* residual2 = a.residual2 + l * btc;
     const float* ln2 = a.ln2 + l * btc;
@@ -247,7 +247,7 @@ void Gpt::Backward() {
     MatmulBackward(a.dbtc, g(kAttprojw, aw, lc * C), g(kAttprojb, aw, lc), a.dres, atty,
                    param(kAttprojw) + lc * C, BT, C, C);
     // atty = attention(qkv)
-    AttentionBackward(a.dqkv, a.dbtc, qkv, att, B, T, C, NH);
+    AttentionBackward(a.dqkv, a.dbtc, qkv, atty, lse, B, T, C, NH);
     // qkv = ln1 @ qkvw^T + qkvb
     MatmulBackward(a.dbtc, g(kQkvw, aw, lc * 3 * C), g(kQkvb, aw, lc * 3), a.dqkv, ln1,
                    param(kQkvw) + lc * 3 * C, BT, C, 3 * C);

@@ -99,7 +99,7 @@ class Gpt {
     float* ln1_mean;   // (L, B, T)
     float* ln1_rstd;   // (L, B, T)
     float* qkv;        // (L, B, T, 3C)
-    float* att;        // (L, B, NH, T, T) softmax; entries t2 > t stay 0
+    float* att_lse;    // (L, B, NH, T)  log-sum-exp of each attention row (attention.cc)
     float* atty;       // (L, B, T, C)
     float* residual2;  // (L, B, T, C)  block input + attention branch
     float* ln2;        // (L, B, T, C)

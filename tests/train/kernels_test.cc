@@ -11,6 +11,7 @@
 #include "test_util.h"
 #include "train/blas.h"
 #include "train/model.h"
+#include "train/simd.h"
 
 namespace preflight::train {
 namespace {
@@ -119,23 +120,55 @@ TEST(Kernels, MatmulMatchesReference) {
   }
 }
 
+// The vector paths this CPU can run (AVX2 always; AVX-512 where present).
+std::vector<SimdPath> Paths() {
+  std::vector<SimdPath> paths = {SimdPath::kAvx2};
+  if (ForceSimd(SimdPath::kAvx512)) paths.push_back(SimdPath::kAvx512);
+  return paths;
+}
+
 TEST(Kernels, AttentionMatchesReference) {
-  Rng rng(4);
-  for (auto [B, T, C, NH] :
-       {std::tuple{1, 1, 4, 1}, {2, 7, 12, 3}, {3, 33, 40, 5}, {2, 64, 64, 2}, {1, 130, 32, 4}}) {
-    auto qkv = RandomVector(static_cast<size_t>(B) * T * 3 * C, rng);
-    auto d = RandomVector(static_cast<size_t>(B) * T * C, rng);
-    const size_t att_n = static_cast<size_t>(B) * NH * T * T;
-    std::vector<float> out(d.size()), out_r(d.size()), att(att_n), att_r(att_n);
-    AttentionForward(out.data(), att.data(), qkv.data(), B, T, C, NH);
-    reference::AttentionForward(out_r.data(), att_r.data(), qkv.data(), B, T, C, NH);
-    EXPECT_LT(ScaledMaxDiff(out, out_r), 1e-5) << B << " " << T << " " << C << " " << NH;
-    EXPECT_LT(ScaledMaxDiff(att, att_r), 1e-5);
-    std::vector<float> dqkv(qkv.size(), 7.0f), dqkv_r(qkv.size());
-    AttentionBackward(dqkv.data(), d.data(), qkv.data(), att.data(), B, T, C, NH);
-    reference::AttentionBackward(dqkv_r.data(), d.data(), qkv.data(), att.data(), B, T, C, NH);
-    EXPECT_LT(ScaledMaxDiff(dqkv, dqkv_r), 1e-5) << B << " " << T << " " << C << " " << NH;
+  const SimdPath active = ActiveSimd();
+  for (SimdPath path : Paths()) {
+    ASSERT_TRUE(ForceSimd(path));
+    Rng rng(4);
+    for (auto [B, T, C, NH] : {std::tuple{1, 1, 4, 1}, {2, 7, 12, 3}, {3, 33, 40, 5},
+                               {2, 64, 64, 2}, {1, 130, 32, 4}, {1, 97, 96, 2}, {1, 256, 64, 2}}) {
+      auto qkv = RandomVector(static_cast<size_t>(B) * T * 3 * C, rng, 2.0f);
+      auto d = RandomVector(static_cast<size_t>(B) * T * C, rng);
+      const size_t att_n = static_cast<size_t>(B) * NH * T * T;
+      std::vector<float> out(d.size()), out_r(d.size()), lse(static_cast<size_t>(B) * NH * T),
+          att_r(att_n);
+      AttentionForward(out.data(), lse.data(), qkv.data(), B, T, C, NH);
+      reference::AttentionForward(out_r.data(), att_r.data(), qkv.data(), B, T, C, NH);
+      const char* name = SimdName(path);
+      EXPECT_LT(ScaledMaxDiff(out, out_r), 1e-5) << name << " " << B << " " << T << " " << C;
+      std::vector<float> dqkv(qkv.size(), 7.0f), dqkv_r(qkv.size());
+      AttentionBackward(dqkv.data(), d.data(), qkv.data(), out.data(), lse.data(), B, T, C, NH);
+      reference::AttentionBackward(dqkv_r.data(), d.data(), qkv.data(), att_r.data(), B, T, C, NH);
+      EXPECT_LT(ScaledMaxDiff(dqkv, dqkv_r), 1e-5) << name << " " << B << " " << T << " " << C;
+    }
   }
+  ForceSimd(active);
+}
+
+TEST(Kernels, AttentionGivesTheSameBitsOnAnyThreadCount) {
+  Rng rng(6);
+  const int B = 3, T = 70, C = 64, NH = 2;
+  auto qkv = RandomVector(static_cast<size_t>(B) * T * 3 * C, rng);
+  auto d = RandomVector(static_cast<size_t>(B) * T * C, rng);
+  std::vector<std::vector<float>> results;
+  for (int threads : {1, 2, 3}) {
+    SetThreads(threads);
+    std::vector<float> out(d.size()), lse(static_cast<size_t>(B) * NH * T), dqkv(qkv.size());
+    AttentionForward(out.data(), lse.data(), qkv.data(), B, T, C, NH);
+    AttentionBackward(dqkv.data(), d.data(), qkv.data(), out.data(), lse.data(), B, T, C, NH);
+    out.insert(out.end(), dqkv.begin(), dqkv.end());
+    results.push_back(out);
+  }
+  SetThreads(1);
+  EXPECT_EQ(results[0], results[1]);
+  EXPECT_EQ(results[0], results[2]);
 }
 
 // ---- finite differences ---------------------------------------------------------------------
@@ -212,14 +245,14 @@ TEST(GradCheck, Attention) {
   for (auto [B, T, C, NH] : {std::tuple{1, 5, 6, 2}, {2, 9, 12, 3}}) {
     auto qkv = RandomVector(B * T * 3 * C, rng);
     auto r = RandomVector(B * T * C, rng);
-    std::vector<float> out(B * T * C), att(B * NH * T * T);
+    std::vector<float> out(B * T * C), lse(B * NH * T);
     auto loss = [&] {
-      AttentionForward(out.data(), att.data(), qkv.data(), B, T, C, NH);
+      AttentionForward(out.data(), lse.data(), qkv.data(), B, T, C, NH);
       return Dot(out, r);
     };
     loss();
     std::vector<float> dqkv(qkv.size());
-    AttentionBackward(dqkv.data(), r.data(), qkv.data(), att.data(), B, T, C, NH);
+    AttentionBackward(dqkv.data(), r.data(), qkv.data(), out.data(), lse.data(), B, T, C, NH);
     ExpectGradientMatches("attention dqkv", qkv, dqkv, loss, rng, 40);
   }
 }
