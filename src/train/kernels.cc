@@ -15,7 +15,6 @@ namespace preflight::train {
 namespace {
 
 constexpr float kLayerNormEps = 1e-5f;
-constexpr float kGeluScale = 0.7978845608028654f;  // sqrt(2/pi)
 constexpr int kColBlock = 64;
 
 using simd::Exp;
@@ -66,27 +65,6 @@ void EncoderBackward(float* dwte, float* dwpe, const float* dout, const int* inp
       float* p = dwpe + static_cast<size_t>(t) * C;
       for (int c = 0; c < C; c++) p[c] += d[c];
     }
-  }
-}
-
-void LayerNormForward(float* out, float* mean, float* rstd, const float* inp, const float* weight,
-                      const float* bias, int N, int C) {
-#pragma omp parallel for schedule(static)
-  for (int i = 0; i < N; i++) {
-    const float* x = inp + static_cast<size_t>(i) * C;
-    float sum = 0.0f;
-    for (int c = 0; c < C; c++) sum += x[c];
-    const float m = sum / C;
-    float var = 0.0f;
-    for (int c = 0; c < C; c++) {
-      const float d = x[c] - m;
-      var += d * d;
-    }
-    const float s = 1.0f / std::sqrt(var / C + kLayerNormEps);
-    float* o = out + static_cast<size_t>(i) * C;
-    for (int c = 0; c < C; c++) o[c] = (x[c] - m) * s * weight[c] + bias[c];
-    mean[i] = m;
-    rstd[i] = s;
   }
 }
 
@@ -162,30 +140,6 @@ void MatmulBackward(float* dinp, float* dweight, float* dbias, const float* dout
   if (dinp != nullptr) Sgemm(false, false, N, C, OC, 1.0f, dout, OC, weight, C, 0.0f, dinp, C);
   if (dweight != nullptr) Sgemm(true, false, OC, C, N, 1.0f, dout, OC, inp, C, 1.0f, dweight, C);
   if (dbias != nullptr) AddColumnSums(dbias, dout, N, OC);
-}
-
-// 0.5 x (1 + tanh(u)) = x * sigmoid(2u), u = sqrt(2/pi) (x + 0.044715 x^3): one Exp.
-void GeluForward(float* out, const float* inp, int N) {
-#pragma omp parallel for schedule(static)
-  for (int i = 0; i < N; i++) {
-    const float x = inp[i];
-    const float u = kGeluScale * (x + 0.044715f * x * x * x);
-    out[i] = x / (1.0f + Exp(-2.0f * u));
-  }
-}
-
-void GeluBackward(float* dinp, const float* inp, const float* dout, int N) {
-  // d/dx [0.5 x (1 + tanh u)] = 0.5 (1 + tanh u) + 0.5 x sech^2(u) du/dx, with
-  // s = sigmoid(2u): 0.5 (1 + tanh u) = s and sech^2(u) = 4 s (1 - s).
-#pragma omp parallel for schedule(static)
-  for (int i = 0; i < N; i++) {
-    const float x = inp[i];
-    const float u = kGeluScale * (x + 0.044715f * x * x * x);
-    const float sg = 1.0f / (1.0f + Exp(-2.0f * u));
-    const float local =
-        sg + 2.0f * x * sg * (1.0f - sg) * kGeluScale * (1.0f + 3.0f * 0.044715f * x * x);
-    dinp[i] = local * dout[i];
-  }
 }
 
 void CrossEntropyForward(float* losses, const float* logits, const int* targets, int N, int V) {
@@ -268,6 +222,45 @@ void LayerNormBackward(float* dinp, float* dweight, float* dbias, const float* d
       dinp[static_cast<size_t>(i) * C + c] +=
           static_cast<float>((weight[c] * d[c] - a - norm * b) * rstd[i]);
     }
+  }
+}
+
+void ResidualLayerNormForward(float* out, float* mean, float* rstd, float* res, const float* skip,
+                              const float* proj_bias, const float* weight, const float* bias,
+                              int N, int C) {
+  for (int i = 0; i < N; i++) {
+    for (int c = 0; c < C; c++) {
+      float& r = res[static_cast<size_t>(i) * C + c];
+      if (skip != nullptr) r += skip[static_cast<size_t>(i) * C + c];
+      if (proj_bias != nullptr) r += proj_bias[c];
+    }
+  }
+  LayerNormForward(out, mean, rstd, res, weight, bias, N, C);
+}
+
+void BiasGeluForward(float* out, float* pre, const float* bias, int N, int OC) {
+  for (size_t i = 0; i < static_cast<size_t>(N) * OC; i++) {
+    if (bias != nullptr) pre[i] += bias[i % OC];
+    const double x = pre[i];
+    out[i] = static_cast<float>(0.5 * x * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) *
+                                                           (x + 0.044715 * x * x * x))));
+  }
+}
+
+void GeluBackwardBias(float* dpre, float* dbias, const float* pre, const float* dout, int N,
+                      int OC) {
+  for (size_t i = 0; i < static_cast<size_t>(N) * OC; i++) {
+    const double x = pre[i], k = std::sqrt(2.0 / M_PI);
+    const double u = k * (x + 0.044715 * x * x * x), th = std::tanh(u);
+    const double grad =
+        0.5 * (1.0 + th) + 0.5 * x * (1.0 - th * th) * k * (1.0 + 3.0 * 0.044715 * x * x);
+    dpre[i] = static_cast<float>(dout[i] * grad);
+  }
+  if (dbias == nullptr) return;
+  for (int j = 0; j < OC; j++) {
+    double sum = 0;
+    for (int i = 0; i < N; i++) sum += dpre[static_cast<size_t>(i) * OC + j];
+    dbias[j] += static_cast<float>(sum);
   }
 }
 

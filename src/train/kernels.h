@@ -62,6 +62,21 @@ void GeluForward(float* out, const float* inp, int N);
 // dinp = dout * gelu'(inp) (overwritten; dinp may alias dout)
 void GeluBackward(float* dinp, const float* inp, const float* dout, int N);
 
+// Fused passes (fused.cc), each one sweep over its rows instead of two or three:
+// pre[i,:] += bias (bias may be null); out = gelu(pre). A linear layer's bias and activation.
+// out (N,OC), pre (N,OC), bias (OC)
+void BiasGeluForward(float* out, float* pre, const float* bias, int N, int OC);
+// dpre = dout * gelu'(pre) (overwritten; dpre may alias dout); dbias += colsum(dpre) unless null
+void GeluBackwardBias(float* dpre, float* dbias, const float* pre, const float* dout, int N,
+                      int OC);
+// res[i,:] += skip[i,:] + proj_bias (either may be null); then out = layernorm(res) as
+// LayerNormForward (bit-identical to it on the updated res). The residual add of a block's
+// branch, its bias, and the next LayerNorm.
+// out (N,C), mean (N), rstd (N), res (N,C) in/out, skip (N,C), proj_bias (C), weight, bias (C)
+void ResidualLayerNormForward(float* out, float* mean, float* rstd, float* res, const float* skip,
+                              const float* proj_bias, const float* weight, const float* bias,
+                              int N, int C);
+
 // losses[i] = logsumexp(logits[i,:]) - logits[i, targets[i]]
 // losses (N), logits (N,V), targets (N)
 void CrossEntropyForward(float* losses, const float* logits, const int* targets, int N, int V);
@@ -78,6 +93,12 @@ void LayerNormForward(float* out, float* mean, float* rstd, const float* inp, co
 void LayerNormBackward(float* dinp, float* dweight, float* dbias, const float* dout,
                        const float* inp, const float* weight, const float* mean, const float* rstd,
                        int N, int C);
+void ResidualLayerNormForward(float* out, float* mean, float* rstd, float* res, const float* skip,
+                              const float* proj_bias, const float* weight, const float* bias,
+                              int N, int C);
+void BiasGeluForward(float* out, float* pre, const float* bias, int N, int OC);
+void GeluBackwardBias(float* dpre, float* dbias, const float* pre, const float* dout, int N,
+                      int OC);
 void MatmulForward(float* out, const float* inp, const float* weight, const float* bias, int N,
                    int C, int OC, float beta = 0.0f);
 void MatmulBackward(float* dinp, float* dweight, float* dbias, const float* dout, const float* inp,

@@ -163,26 +163,33 @@ float Gpt::Forward(const int* inputs, const int* targets) {
     float* fch_gelu = a.fch_gelu + l * 4 * btc;
     float* residual3 = a.residual3 + l * btc;
 
-    LayerNormForward(ln1, ln1_mean, ln1_rstd, residual, param(kLn1w) + l * C, param(kLn1b) + l * C,
-                     BT, C);
+    // ln1 of block 0 here; every later LayerNorm is fused into the residual add before it.
+    if (l == 0) {
+      LayerNormForward(ln1, ln1_mean, ln1_rstd, residual, param(kLn1w), param(kLn1b), BT, C);
+    }
     MatmulForward(qkv, ln1, param(kQkvw) + static_cast<size_t>(l) * 3 * C * C,
                   param(kQkvb) + l * 3 * C, BT, C, 3 * C);
     AttentionForward(atty, lse, qkv, B, T, C, NH);
-    // residual2 = residual + atty @ attprojw^T + attprojb: the add is the GEMM's beta = 1.
-    std::memcpy(residual2, residual, sizeof(float) * btc);
-    MatmulForward(residual2, atty, param(kAttprojw) + static_cast<size_t>(l) * C * C,
-                  param(kAttprojb) + l * C, BT, C, C, 1.0f);
-    LayerNormForward(ln2, ln2_mean, ln2_rstd, residual2, param(kLn2w) + l * C, param(kLn2b) + l * C,
-                     BT, C);
-    MatmulForward(fch, ln2, param(kFcw) + static_cast<size_t>(l) * 4 * C * C,
-                  param(kFcb) + l * 4 * C, BT, C, 4 * C);
-    GeluForward(fch_gelu, fch, BT * 4 * C);
-    std::memcpy(residual3, residual2, sizeof(float) * btc);
+    // residual2 = atty @ attprojw^T + residual + attprojb; ln2 = layernorm(residual2)
+    MatmulForward(residual2, atty, param(kAttprojw) + static_cast<size_t>(l) * C * C, nullptr, BT,
+                  C, C);
+    ResidualLayerNormForward(ln2, ln2_mean, ln2_rstd, residual2, residual, param(kAttprojb) + l * C,
+                             param(kLn2w) + l * C, param(kLn2b) + l * C, BT, C);
+    // fch = ln2 @ fcw^T + fcb; fch_gelu = gelu(fch)
+    MatmulForward(fch, ln2, param(kFcw) + static_cast<size_t>(l) * 4 * C * C, nullptr, BT, C,
+                  4 * C);
+    BiasGeluForward(fch_gelu, fch, param(kFcb) + l * 4 * C, BT, 4 * C);
+    // residual3 = fch_gelu @ fcprojw^T + residual2 + fcprojb; then the next block's ln1, or lnf
     MatmulForward(residual3, fch_gelu, param(kFcprojw) + static_cast<size_t>(l) * 4 * C * C,
-                  param(kFcprojb) + l * C, BT, 4 * C, C, 1.0f);
+                  nullptr, BT, 4 * C, C);
+    const bool top = l == L - 1;
+    const size_t next = static_cast<size_t>(l + 1);
+    ResidualLayerNormForward(top ? a.lnf : a.ln1 + next * btc,
+                             top ? a.lnf_mean : a.ln1_mean + next * BT,
+                             top ? a.lnf_rstd : a.ln1_rstd + next * BT, residual3, residual2,
+                             param(kFcprojb) + l * C, top ? param(kLnfw) : param(kLn1w) + next * C,
+                             top ? param(kLnfb) : param(kLn1b) + next * C, BT, C);
   }
-  const float* last = a.residual3 + (L - 1) * btc;
-  LayerNormForward(a.lnf, a.lnf_mean, a.lnf_rstd, last, param(kLnfw), param(kLnfb), BT, C);
   MatmulForward(a.logits, a.lnf, param(kWte), nullptr, BT, C, V);
   if (!have_targets_) return 0.0f;
   CrossEntropyForward(a.losses, a.logits, targets_.data(), BT, V);
@@ -232,10 +239,9 @@ void Gpt::Backward() {
       // residual3 = residual2 + fch_gelu @ fcprojw^T + fcprojb: dresidual2 = dres (same buffer)
       MatmulBackward(a.dfch, g(kFcprojw, mw, lc * 4 * C), g(kFcprojb, mw, lc), a.dres, fch_gelu,
                      param(kFcprojw) + lc * 4 * C, BT, 4 * C, C);
-      // fch_gelu = gelu(fch)
-      GeluBackward(a.dfch, fch, a.dfch, BT * 4 * C);
-      // fch = ln2 @ fcw^T + fcb
-      MatmulBackward(a.dbtc, g(kFcw, mw, lc * 4 * C), g(kFcb, mw, lc * 4), a.dfch, ln2,
+      // fch_gelu = gelu(fch), fch = ln2 @ fcw^T + fcb: the bias gradient in the GELU pass
+      GeluBackwardBias(a.dfch, g(kFcb, mw, lc * 4), fch, a.dfch, BT, 4 * C);
+      MatmulBackward(a.dbtc, g(kFcw, mw, lc * 4 * C), nullptr, a.dfch, ln2,
                      param(kFcw) + lc * 4 * C, BT, C, 4 * C);
       // ln2 = layernorm(residual2): dresidual2 += ...
       LayerNormBackward(p.run_attn ? a.dres : nullptr, g(kLn2w, mw, lc), g(kLn2b, mw, lc), a.dbtc,

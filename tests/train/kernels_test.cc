@@ -152,6 +152,48 @@ TEST(Kernels, AttentionMatchesReference) {
   ForceSimd(active);
 }
 
+TEST(Kernels, FusedPassesMatchReference) {
+  const SimdPath active = ActiveSimd();
+  for (SimdPath path : Paths()) {
+    ASSERT_TRUE(ForceSimd(path));
+    Rng rng(7);
+    for (auto [N, C] : {std::pair{1, 1}, {5, 3}, {70, 33}, {130, 128}, {67, 17}}) {
+      const size_t n = static_cast<size_t>(N) * C;
+      auto res = RandomVector(n, rng, 2.0f), skip = RandomVector(n, rng);
+      auto pb = RandomVector(C, rng), w = RandomVector(C, rng), b = RandomVector(C, rng);
+      auto res_r = res;
+      std::vector<float> out(n), mean(N), rstd(N), out_r(n), mean_r(N), rstd_r(N);
+      ResidualLayerNormForward(out.data(), mean.data(), rstd.data(), res.data(), skip.data(),
+                               pb.data(), w.data(), b.data(), N, C);
+      reference::ResidualLayerNormForward(out_r.data(), mean_r.data(), rstd_r.data(), res_r.data(),
+                                          skip.data(), pb.data(), w.data(), b.data(), N, C);
+      const char* name = SimdName(path);
+      EXPECT_LT(ScaledMaxDiff(res, res_r), 1e-6) << name << " " << N << "x" << C;
+      EXPECT_LT(ScaledMaxDiff(out, out_r), 1e-5) << name << " " << N << "x" << C;
+      EXPECT_LT(ScaledMaxDiff(rstd, rstd_r), 1e-5) << name << " " << N << "x" << C;
+      // The fused LayerNorm gives LayerNormForward's bits on the summed rows.
+      std::vector<float> out2(n), mean2(N), rstd2(N);
+      LayerNormForward(out2.data(), mean2.data(), rstd2.data(), res.data(), w.data(), b.data(), N,
+                       C);
+      EXPECT_EQ(out, out2);
+      EXPECT_EQ(rstd, rstd2);
+
+      auto pre = RandomVector(n, rng, 3.0f), d = RandomVector(n, rng);
+      auto pre_r = pre;
+      std::vector<float> g(n), g_r(n), db(C, 0.5f), db_r(C, 0.5f), dp(n), dp_r(n);
+      BiasGeluForward(g.data(), pre.data(), pb.data(), N, C);
+      reference::BiasGeluForward(g_r.data(), pre_r.data(), pb.data(), N, C);
+      EXPECT_LT(ScaledMaxDiff(pre, pre_r), 1e-6) << name << " " << N << "x" << C;
+      EXPECT_LT(ScaledMaxDiff(g, g_r), 1e-5) << name << " " << N << "x" << C;
+      GeluBackwardBias(dp.data(), db.data(), pre.data(), d.data(), N, C);
+      reference::GeluBackwardBias(dp_r.data(), db_r.data(), pre.data(), d.data(), N, C);
+      EXPECT_LT(ScaledMaxDiff(dp, dp_r), 1e-5) << name << " " << N << "x" << C;
+      EXPECT_LT(ScaledMaxDiff(db, db_r), 1e-5) << name << " " << N << "x" << C;
+    }
+  }
+  ForceSimd(active);
+}
+
 TEST(Kernels, AttentionGivesTheSameBitsOnAnyThreadCount) {
   Rng rng(6);
   const int B = 3, T = 70, C = 64, NH = 2;
