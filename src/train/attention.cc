@@ -31,8 +31,8 @@ struct HeadShape {
 
 HeadShape MakeShape(int T, int C, int NH) {
   const int hs = C / NH;
-  return {T, C, hs, RoundUp(hs, kTile), RoundUp(T, kTile),
-          1.0f / std::sqrt(static_cast<float>(hs))};
+  return {
+      T, C, hs, RoundUp(hs, kTile), RoundUp(T, kTile), 1.0f / std::sqrt(static_cast<float>(hs))};
 }
 
 // rows (Tp, hsp) = src[t, 0:hs] for t < T (row stride ld); pads are left as they are (zero).
@@ -115,8 +115,8 @@ template <int W>
       float* o = w.o.data() + r * hsp;
       for (int i = 0; i < hsp; i++) o[i] *= correction;
     }
-    simd::SmallGemm<W>(w.o.data(), hsp, w.s.data(), kTile, 1, w.v.data() + s0 * hsp, hsp, rows,
-                       hsp, nk, true);
+    simd::SmallGemm<W>(w.o.data(), hsp, w.s.data(), kTile, 1, w.v.data() + s0 * hsp, hsp, rows, hsp,
+                       nk, true);
   }
   for (int r = 0; r < rows; r++) {
     const float inv = 1.0f / w.l[r];
@@ -168,8 +168,8 @@ template <int W>
   const int hsp = sh.hsp, nk = std::min(kTile, sh.T - s0);
   simd::SmallGemm<W>(w.p.data(), kTile, w.q.data() + t0 * hsp, hsp, 1, w.kt.data() + s0, sh.Tp,
                      rows, kTile, hsp, false);
-  simd::SmallGemm<W>(w.ds.data(), kTile, w.dout.data() + t0 * hsp, hsp, 1, w.vt.data() + s0,
-                     sh.Tp, rows, kTile, hsp, false);
+  simd::SmallGemm<W>(w.ds.data(), kTile, w.dout.data() + t0 * hsp, hsp, 1, w.vt.data() + s0, sh.Tp,
+                     rows, kTile, hsp, false);
   for (int r = 0; r < rows; r++) {
     float* p = w.p.data() + r * kTile;
     float* ds = w.ds.data() + r * kTile;
@@ -181,10 +181,10 @@ template <int W>
   }
   simd::SmallGemm<W>(w.dv.data() + s0 * hsp, hsp, w.p.data(), 1, kTile, w.dout.data() + t0 * hsp,
                      hsp, nk, hsp, rows, true);
-  simd::SmallGemm<W>(w.dq.data() + t0 * hsp, hsp, w.ds.data(), kTile, 1, w.k.data() + s0 * hsp,
-                     hsp, rows, hsp, nk, true);
-  simd::SmallGemm<W>(w.dk.data() + s0 * hsp, hsp, w.ds.data(), 1, kTile, w.q.data() + t0 * hsp,
-                     hsp, nk, hsp, rows, true);
+  simd::SmallGemm<W>(w.dq.data() + t0 * hsp, hsp, w.ds.data(), kTile, 1, w.k.data() + s0 * hsp, hsp,
+                     rows, hsp, nk, true);
+  simd::SmallGemm<W>(w.dk.data() + s0 * hsp, hsp, w.ds.data(), 1, kTile, w.q.data() + t0 * hsp, hsp,
+                     nk, hsp, rows, true);
 }
 
 template <int W>

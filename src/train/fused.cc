@@ -129,6 +129,47 @@ int NumBlocks(int n, int block) { return (n + block - 1) / block; }
   }
 }
 
+// Rows [i0, i1) of the loss: lse = max + log sum e^(z - max) (lane-wise sums), loss = lse - z_t.
+[[gnu::always_inline]] inline void CrossEntropyRows(float* losses, float* lse, const float* logits,
+                                                    const int* targets, int i0, int i1, int V) {
+  for (int i = i0; i < i1; i++) {
+    const float* z = logits + static_cast<size_t>(i) * V;
+    float lanes[kLanes];
+    for (int j = 0; j < kLanes; j++) lanes[j] = z[0];
+    int v = 0;
+    for (; v + kLanes <= V; v += kLanes) {
+      for (int j = 0; j < kLanes; j++) lanes[j] = std::max(lanes[j], z[v + j]);
+    }
+    for (int j = 0; v + j < V; j++) lanes[j] = std::max(lanes[j], z[v + j]);
+    float maxv = lanes[0];
+    for (int j = 1; j < kLanes; j++) maxv = std::max(maxv, lanes[j]);
+    for (int j = 0; j < kLanes; j++) lanes[j] = 0.0f;
+    for (v = 0; v + kLanes <= V; v += kLanes) {
+      for (int j = 0; j < kLanes; j++) lanes[j] += simd::Exp(z[v + j] - maxv);
+    }
+    for (int j = 0; v + j < V; j++) lanes[j] += simd::Exp(z[v + j] - maxv);
+    float sum = 0.0f;
+    for (int j = 0; j < kLanes; j++) sum += lanes[j];
+    const float l = maxv + std::log(sum);
+    losses[i] = l - z[targets[i]];
+    if (lse != nullptr) lse[i] = l;
+  }
+}
+
+// Rows [i0, i1): z = dloss e^(z - lse) - dloss onehot(target).
+[[gnu::always_inline]] inline void CrossEntropyBackwardRows(float* logits, const float* lse,
+                                                            const int* targets, float dloss, int i0,
+                                                            int i1, int V) {
+  for (int i = i0; i < i1; i++) {
+    float* z = logits + static_cast<size_t>(i) * V;
+    const float shift = lse[i];
+    for (int v = 0; v < V; v++) z[v] = dloss * simd::Exp(z[v] - shift);
+    z[targets[i]] -= dloss;
+  }
+}
+
+using CrossEntropyFn = void (*)(float*, float*, const float*, const int*, int, int, int);
+using CrossEntropyBackwardFn = void (*)(float*, const float*, const int*, float, int, int, int);
 using LayerNormFn = void (*)(float*, float*, float*, const float*, const float*, const float*, int,
                              int, int);
 using ResidualLayerNormFn = void (*)(float*, float*, float*, float*, const float*, const float*,
@@ -136,24 +177,40 @@ using ResidualLayerNormFn = void (*)(float*, float*, float*, float*, const float
 using BiasGeluFn = void (*)(float*, float*, const float*, int, int, int);
 using GeluBackwardFn = void (*)(float*, float*, const float*, const float*, int, int, int);
 
+void CrossEntropyAvx2(float* losses, float* lse, const float* logits, const int* targets, int i0,
+                      int i1, int V) {
+  CrossEntropyRows(losses, lse, logits, targets, i0, i1, V);
+}
+PREFLIGHT_TARGET_AVX512 void CrossEntropyAvx512(float* losses, float* lse, const float* logits,
+                                                const int* targets, int i0, int i1, int V) {
+  CrossEntropyRows(losses, lse, logits, targets, i0, i1, V);
+}
+void CrossEntropyBackwardAvx2(float* logits, const float* lse, const int* targets, float dloss,
+                              int i0, int i1, int V) {
+  CrossEntropyBackwardRows(logits, lse, targets, dloss, i0, i1, V);
+}
+PREFLIGHT_TARGET_AVX512 void CrossEntropyBackwardAvx512(float* logits, const float* lse,
+                                                        const int* targets, float dloss, int i0,
+                                                        int i1, int V) {
+  CrossEntropyBackwardRows(logits, lse, targets, dloss, i0, i1, V);
+}
 void LayerNormAvx2(float* out, float* mean, float* rstd, const float* inp, const float* w,
                    const float* b, int i0, int i1, int C) {
   LayerNormRows(out, mean, rstd, inp, w, b, i0, i1, C);
 }
-PREFLIGHT_TARGET_AVX512 void LayerNormAvx512(float* out, float* mean, float* rstd,
-                                             const float* inp, const float* w, const float* b,
-                                             int i0, int i1, int C) {
+PREFLIGHT_TARGET_AVX512 void LayerNormAvx512(float* out, float* mean, float* rstd, const float* inp,
+                                             const float* w, const float* b, int i0, int i1,
+                                             int C) {
   LayerNormRows(out, mean, rstd, inp, w, b, i0, i1, C);
 }
 void ResidualLayerNormAvx2(float* out, float* mean, float* rstd, float* res, const float* skip,
-                           const float* pb, const float* w, const float* b, int i0, int i1,
-                           int C) {
+                           const float* pb, const float* w, const float* b, int i0, int i1, int C) {
   ResidualLayerNormRows(out, mean, rstd, res, skip, pb, w, b, i0, i1, C);
 }
 PREFLIGHT_TARGET_AVX512 void ResidualLayerNormAvx512(float* out, float* mean, float* rstd,
-                                                     float* res, const float* skip,
-                                                     const float* pb, const float* w,
-                                                     const float* b, int i0, int i1, int C) {
+                                                     float* res, const float* skip, const float* pb,
+                                                     const float* w, const float* b, int i0, int i1,
+                                                     int C) {
   ResidualLayerNormRows(out, mean, rstd, res, skip, pb, w, b, i0, i1, C);
 }
 void BiasGeluAvx2(float* out, float* pre, const float* bias, int i0, int i1, int OC) {
@@ -163,8 +220,8 @@ PREFLIGHT_TARGET_AVX512 void BiasGeluAvx512(float* out, float* pre, const float*
                                             int i1, int OC) {
   BiasGeluRows(out, pre, bias, i0, i1, OC);
 }
-void GeluBackwardAvx2(float* dpre, float* part, const float* pre, const float* dout, int i0,
-                      int i1, int OC) {
+void GeluBackwardAvx2(float* dpre, float* part, const float* pre, const float* dout, int i0, int i1,
+                      int OC) {
   GeluBackwardRows(dpre, part, pre, dout, i0, i1, OC);
 }
 PREFLIGHT_TARGET_AVX512 void GeluBackwardAvx512(float* dpre, float* part, const float* pre,
@@ -189,8 +246,8 @@ void LayerNormForward(float* out, float* mean, float* rstd, const float* inp, co
 }
 
 void ResidualLayerNormForward(float* out, float* mean, float* rstd, float* res, const float* skip,
-                              const float* proj_bias, const float* weight, const float* bias,
-                              int N, int C) {
+                              const float* proj_bias, const float* weight, const float* bias, int N,
+                              int C) {
   const ResidualLayerNormFn rows = Wide() ? ResidualLayerNormAvx512 : ResidualLayerNormAvx2;
   const int nblocks = NumBlocks(N, kRowBlock);
 #pragma omp parallel for schedule(static)
@@ -232,6 +289,27 @@ void GeluBackwardBias(float* dpre, float* dbias, const float* pre, const float* 
   if (dbias == nullptr) return;
   for (int blk = 0; blk < nblocks; blk++) {
     for (int j = 0; j < OC; j++) dbias[j] += partial[static_cast<size_t>(blk) * OC + j];
+  }
+}
+
+void CrossEntropyForward(float* losses, float* lse, const float* logits, const int* targets, int N,
+                         int V) {
+  const CrossEntropyFn rows = Wide() ? CrossEntropyAvx512 : CrossEntropyAvx2;
+  const int nblocks = NumBlocks(N, kRowBlock);
+#pragma omp parallel for schedule(static)
+  for (int blk = 0; blk < nblocks; blk++) {
+    rows(losses, lse, logits, targets, blk * kRowBlock, std::min(N, (blk + 1) * kRowBlock), V);
+  }
+}
+
+void CrossEntropyBackward(float* logits, const float* lse, const int* targets, float dloss, int N,
+                          int V) {
+  const CrossEntropyBackwardFn rows =
+      Wide() ? CrossEntropyBackwardAvx512 : CrossEntropyBackwardAvx2;
+  const int nblocks = NumBlocks(N, kRowBlock);
+#pragma omp parallel for schedule(static)
+  for (int blk = 0; blk < nblocks; blk++) {
+    rows(logits, lse, targets, dloss, blk * kRowBlock, std::min(N, (blk + 1) * kRowBlock), V);
   }
 }
 

@@ -142,38 +142,6 @@ void MatmulBackward(float* dinp, float* dweight, float* dbias, const float* dout
   if (dbias != nullptr) AddColumnSums(dbias, dout, N, OC);
 }
 
-void CrossEntropyForward(float* losses, const float* logits, const int* targets, int N, int V) {
-#pragma omp parallel
-  {
-    std::vector<float> e(V);
-#pragma omp for schedule(static)
-    for (int i = 0; i < N; i++) {
-      const float* z = logits + static_cast<size_t>(i) * V;
-      float maxv = -std::numeric_limits<float>::infinity();
-      for (int v = 0; v < V; v++) maxv = std::max(maxv, z[v]);
-      for (int v = 0; v < V; v++) e[v] = Exp(z[v] - maxv);
-      float sum = 0.0f;
-      for (int v = 0; v < V; v++) sum += e[v];
-      losses[i] = std::log(sum) + maxv - z[targets[i]];
-    }
-  }
-}
-
-void CrossEntropyBackward(float* logits, const int* targets, float dloss, int N, int V) {
-#pragma omp parallel for schedule(static)
-  for (int i = 0; i < N; i++) {
-    float* z = logits + static_cast<size_t>(i) * V;
-    float maxv = -std::numeric_limits<float>::infinity();
-    for (int v = 0; v < V; v++) maxv = std::max(maxv, z[v]);
-    for (int v = 0; v < V; v++) z[v] = Exp(z[v] - maxv);
-    float sum = 0.0f;
-    for (int v = 0; v < V; v++) sum += z[v];
-    const float scale = dloss / sum;
-    for (int v = 0; v < V; v++) z[v] *= scale;
-    z[targets[i]] -= dloss;
-  }
-}
-
 void ResidualForward(float* out, const float* a, const float* b, int N) {
 #pragma omp parallel for schedule(static)
   for (int i = 0; i < N; i++) out[i] = a[i] + b[i];
@@ -226,8 +194,8 @@ void LayerNormBackward(float* dinp, float* dweight, float* dbias, const float* d
 }
 
 void ResidualLayerNormForward(float* out, float* mean, float* rstd, float* res, const float* skip,
-                              const float* proj_bias, const float* weight, const float* bias,
-                              int N, int C) {
+                              const float* proj_bias, const float* weight, const float* bias, int N,
+                              int C) {
   for (int i = 0; i < N; i++) {
     for (int c = 0; c < C; c++) {
       float& r = res[static_cast<size_t>(i) * C + c];
@@ -242,8 +210,8 @@ void BiasGeluForward(float* out, float* pre, const float* bias, int N, int OC) {
   for (size_t i = 0; i < static_cast<size_t>(N) * OC; i++) {
     if (bias != nullptr) pre[i] += bias[i % OC];
     const double x = pre[i];
-    out[i] = static_cast<float>(0.5 * x * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) *
-                                                           (x + 0.044715 * x * x * x))));
+    out[i] = static_cast<float>(
+        0.5 * x * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x))));
   }
 }
 
@@ -261,6 +229,28 @@ void GeluBackwardBias(float* dpre, float* dbias, const float* pre, const float* 
     double sum = 0;
     for (int i = 0; i < N; i++) sum += dpre[static_cast<size_t>(i) * OC + j];
     dbias[j] += static_cast<float>(sum);
+  }
+}
+
+void CrossEntropyForward(float* losses, float* lse, const float* logits, const int* targets, int N,
+                         int V) {
+  for (int i = 0; i < N; i++) {
+    const float* z = logits + static_cast<size_t>(i) * V;
+    double maxv = z[0], sum = 0;
+    for (int v = 1; v < V; v++) maxv = std::max(maxv, static_cast<double>(z[v]));
+    for (int v = 0; v < V; v++) sum += std::exp(z[v] - maxv);
+    const double l = maxv + std::log(sum);
+    losses[i] = static_cast<float>(l - z[targets[i]]);
+    if (lse != nullptr) lse[i] = static_cast<float>(l);
+  }
+}
+
+void CrossEntropyBackward(float* logits, const float* lse, const int* targets, float dloss, int N,
+                          int V) {
+  for (int i = 0; i < N; i++) {
+    float* z = logits + static_cast<size_t>(i) * V;
+    for (int v = 0; v < V; v++) z[v] = static_cast<float>(dloss * std::exp(z[v] - lse[i]));
+    z[targets[i]] -= dloss;
   }
 }
 

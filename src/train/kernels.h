@@ -74,14 +74,18 @@ void GeluBackwardBias(float* dpre, float* dbias, const float* pre, const float* 
 // branch, its bias, and the next LayerNorm.
 // out (N,C), mean (N), rstd (N), res (N,C) in/out, skip (N,C), proj_bias (C), weight, bias (C)
 void ResidualLayerNormForward(float* out, float* mean, float* rstd, float* res, const float* skip,
-                              const float* proj_bias, const float* weight, const float* bias,
-                              int N, int C);
+                              const float* proj_bias, const float* weight, const float* bias, int N,
+                              int C);
 
-// losses[i] = logsumexp(logits[i,:]) - logits[i, targets[i]]
-// losses (N), logits (N,V), targets (N)
-void CrossEntropyForward(float* losses, const float* logits, const int* targets, int N, int V);
-// In place: logits[i,:] becomes dloss * (softmax(logits[i,:]) - onehot(targets[i])).
-void CrossEntropyBackward(float* logits, const int* targets, float dloss, int N, int V);
+// losses[i] = lse[i] - logits[i, targets[i]], lse[i] = logsumexp(logits[i,:]) (kept for the
+// backward; lse may be null). (fused.cc)
+// losses (N), lse (N), logits (N,V), targets (N)
+void CrossEntropyForward(float* losses, float* lse, const float* logits, const int* targets, int N,
+                         int V);
+// In place: logits[i,:] becomes dloss * (softmax(logits[i,:]) - onehot(targets[i])), the softmax
+// taken as e^(logits - lse) with the forward's lse: one sweep, no second max and sum.
+void CrossEntropyBackward(float* logits, const float* lse, const int* targets, float dloss, int N,
+                          int V);
 
 // out[i] = a[i] + b[i]
 void ResidualForward(float* out, const float* a, const float* b, int N);
@@ -94,8 +98,12 @@ void LayerNormBackward(float* dinp, float* dweight, float* dbias, const float* d
                        const float* inp, const float* weight, const float* mean, const float* rstd,
                        int N, int C);
 void ResidualLayerNormForward(float* out, float* mean, float* rstd, float* res, const float* skip,
-                              const float* proj_bias, const float* weight, const float* bias,
-                              int N, int C);
+                              const float* proj_bias, const float* weight, const float* bias, int N,
+                              int C);
+void CrossEntropyForward(float* losses, float* lse, const float* logits, const int* targets, int N,
+                         int V);
+void CrossEntropyBackward(float* logits, const float* lse, const int* targets, float dloss, int N,
+                          int V);
 void BiasGeluForward(float* out, float* pre, const float* bias, int N, int OC);
 void GeluBackwardBias(float* dpre, float* dbias, const float* pre, const float* dout, int N,
                       int OC);

@@ -46,9 +46,9 @@ Gpt::Gpt(const ModelConfig& config) : config_(config) {
       BT * C,  // encoded
       L * BT * C,
       L * BT,
-      L * BT,              // ln1, mean, rstd
-      L * BT * 3 * C,      // qkv
-      L * B * NH * T,      // att_lse
+      L * BT,          // ln1, mean, rstd
+      L * BT * 3 * C,  // qkv
+      L * B * NH * T,  // att_lse
       L * BT * C,
       L * BT * C,  // atty, residual2
       L * BT * C,
@@ -61,7 +61,8 @@ Gpt::Gpt(const ModelConfig& config) : config_(config) {
       BT,
       BT,  // lnf, mean, rstd
       BT * V,
-      BT,  // logits, losses
+      BT,
+      BT,  // logits, losses, loss_lse
       BT * C,
       BT * C,
       BT * 3 * C,
@@ -69,10 +70,10 @@ Gpt::Gpt(const ModelConfig& config) : config_(config) {
   };
   float** views[] = {
       &acts_.encoded,  &acts_.ln1,      &acts_.ln1_mean,  &acts_.ln1_rstd,  &acts_.qkv,
-      &acts_.att_lse,    &acts_.atty,     &acts_.residual2, &acts_.ln2,       &acts_.ln2_mean,
+      &acts_.att_lse,  &acts_.atty,     &acts_.residual2, &acts_.ln2,       &acts_.ln2_mean,
       &acts_.ln2_rstd, &acts_.fch,      &acts_.fch_gelu,  &acts_.residual3, &acts_.lnf,
-      &acts_.lnf_mean, &acts_.lnf_rstd, &acts_.logits,    &acts_.losses,    &acts_.dres,
-      &acts_.dbtc,     &acts_.dqkv,     &acts_.dfch,
+      &acts_.lnf_mean, &acts_.lnf_rstd, &acts_.logits,    &acts_.losses,    &acts_.loss_lse,
+      &acts_.dres,     &acts_.dbtc,     &acts_.dqkv,      &acts_.dfch,
   };
   static_assert(sizeof(sizes) / sizeof(sizes[0]) == sizeof(views) / sizeof(views[0]));
   num_acts_ = 0;
@@ -192,7 +193,7 @@ float Gpt::Forward(const int* inputs, const int* targets) {
   }
   MatmulForward(a.logits, a.lnf, param(kWte), nullptr, BT, C, V);
   if (!have_targets_) return 0.0f;
-  CrossEntropyForward(a.losses, a.logits, targets_.data(), BT, V);
+  CrossEntropyForward(a.losses, a.loss_lse, a.logits, targets_.data(), BT, V);
   double sum = 0.0;  // in position order: deterministic
   for (int i = 0; i < BT; i++) sum += a.losses[i];
   return static_cast<float>(sum / BT);
@@ -207,7 +208,7 @@ void Gpt::Backward() {
   Activations& a = acts_;
 
   // loss = mean_i losses[i]  =>  dlogits = (softmax - onehot) / BT, in place over logits.
-  CrossEntropyBackward(a.logits, targets_.data(), 1.0f / BT, BT, V);
+  CrossEntropyBackward(a.logits, a.loss_lse, targets_.data(), 1.0f / BT, BT, V);
   // logits = lnf @ wte^T   (the head always learns)
   MatmulBackward(a.dbtc, grad(kWte), nullptr, a.logits, a.lnf, param(kWte), BT, C, V);
   std::memset(a.dres, 0, sizeof(float) * btc);

@@ -113,6 +113,7 @@ class Gpt {
     float* lnf_rstd;   // (B, T)
     float* logits;     // (B, T, V)
     float* losses;     // (B, T)
+    float* loss_lse;   // (B, T)  log-sum-exp of each row of logits (for the loss's backward)
     // Backward scratch, reused by every block (gradients of activations are not kept).
     float* dres;  // (B, T, C)  d loss / d residual stream at the current depth
     float* dbtc;  // (B, T, C)

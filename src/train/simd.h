@@ -111,7 +111,8 @@ template <int W>
   for (; m + 4 <= M; m += 4) {
     GemmRows<W, 4>(c + m * ldc, ldc, a + m * ars, ars, acs, b, ldb, N, K, accumulate);
   }
-  for (; m < M; m++) GemmRows<W, 1>(c + m * ldc, ldc, a + m * ars, ars, acs, b, ldb, N, K, accumulate);
+  for (; m < M; m++)
+    GemmRows<W, 1>(c + m * ldc, ldc, a + m * ars, ars, acs, b, ldb, N, K, accumulate);
 }
 
 }  // namespace simd

@@ -132,8 +132,13 @@ TEST(Kernels, AttentionMatchesReference) {
   for (SimdPath path : Paths()) {
     ASSERT_TRUE(ForceSimd(path));
     Rng rng(4);
-    for (auto [B, T, C, NH] : {std::tuple{1, 1, 4, 1}, {2, 7, 12, 3}, {3, 33, 40, 5},
-                               {2, 64, 64, 2}, {1, 130, 32, 4}, {1, 97, 96, 2}, {1, 256, 64, 2}}) {
+    for (auto [B, T, C, NH] : {std::tuple{1, 1, 4, 1},
+                               {2, 7, 12, 3},
+                               {3, 33, 40, 5},
+                               {2, 64, 64, 2},
+                               {1, 130, 32, 4},
+                               {1, 97, 96, 2},
+                               {1, 256, 64, 2}}) {
       auto qkv = RandomVector(static_cast<size_t>(B) * T * 3 * C, rng, 2.0f);
       auto d = RandomVector(static_cast<size_t>(B) * T * C, rng);
       const size_t att_n = static_cast<size_t>(B) * NH * T * T;
@@ -189,6 +194,19 @@ TEST(Kernels, FusedPassesMatchReference) {
       reference::GeluBackwardBias(dp_r.data(), db_r.data(), pre.data(), d.data(), N, C);
       EXPECT_LT(ScaledMaxDiff(dp, dp_r), 1e-5) << name << " " << N << "x" << C;
       EXPECT_LT(ScaledMaxDiff(db, db_r), 1e-5) << name << " " << N << "x" << C;
+
+      std::vector<int> targets(N);
+      for (int i = 0; i < N; i++) targets[i] = static_cast<int>(rng.Below(C));
+      auto z = RandomVector(n, rng, 4.0f);
+      auto z_r = z;
+      std::vector<float> losses(N), lse(N), losses_r(N), lse_r(N);
+      CrossEntropyForward(losses.data(), lse.data(), z.data(), targets.data(), N, C);
+      reference::CrossEntropyForward(losses_r.data(), lse_r.data(), z.data(), targets.data(), N, C);
+      EXPECT_LT(ScaledMaxDiff(losses, losses_r), 1e-5) << name << " " << N << "x" << C;
+      EXPECT_LT(ScaledMaxDiff(lse, lse_r), 1e-5) << name << " " << N << "x" << C;
+      CrossEntropyBackward(z.data(), lse.data(), targets.data(), 0.25f, N, C);
+      reference::CrossEntropyBackward(z_r.data(), lse_r.data(), targets.data(), 0.25f, N, C);
+      EXPECT_LT(ScaledMaxDiff(z, z_r), 1e-5) << name << " " << N << "x" << C;
     }
   }
   ForceSimd(active);
@@ -317,15 +335,16 @@ TEST(GradCheck, CrossEntropy) {
   const int N = 4, V = 13;
   auto logits = RandomVector(N * V, rng, 2.0f);
   std::vector<int> targets = {0, 12, 5, 5};
-  std::vector<float> losses(N);
+  std::vector<float> losses(N), lse(N);
   auto loss = [&] {
-    CrossEntropyForward(losses.data(), logits.data(), targets.data(), N, V);
+    CrossEntropyForward(losses.data(), lse.data(), logits.data(), targets.data(), N, V);
     double s = 0;
     for (float l : losses) s += l;
     return s / N;
   };
+  loss();
   std::vector<float> grad = logits;
-  CrossEntropyBackward(grad.data(), targets.data(), 1.0f / N, N, V);
+  CrossEntropyBackward(grad.data(), lse.data(), targets.data(), 1.0f / N, N, V);
   ExpectGradientMatches("cross-entropy dlogits", logits, grad, loss, rng);
 }
 
