@@ -168,6 +168,55 @@ int NumBlocks(int n, int block) { return (n + block - 1) / block; }
   }
 }
 
+// Rows [i0, i1) of LayerNorm's backward. dnorm = dout * weight, norm = (x - mean) * rstd;
+// dinp += (dnorm - mean(dnorm) - norm * mean(dnorm * norm)) * rstd (dinp may be null);
+// pw += norm * dout and pb += dout (the block's partial weight and bias gradients, or null).
+[[gnu::always_inline]] inline void LayerNormBackwardRows(float* dinp, float* pw, float* pb,
+                                                         const float* dout, const float* inp,
+                                                         const float* weight, const float* mean,
+                                                         const float* rstd, int i0, int i1, int C) {
+  for (int i = i0; i < i1; i++) {
+    const float* d = dout + static_cast<size_t>(i) * C;
+    const float* x = inp + static_cast<size_t>(i) * C;
+    const float m = mean[i], s = rstd[i];
+    float lanes_a[kLanes] = {}, lanes_b[kLanes] = {};
+    int c = 0;
+    for (; c + kLanes <= C; c += kLanes) {
+      for (int j = 0; j < kLanes; j++) {
+        const float dnorm = weight[c + j] * d[c + j];
+        lanes_a[j] += dnorm;
+        lanes_b[j] += dnorm * ((x[c + j] - m) * s);
+      }
+    }
+    for (int j = 0; c + j < C; j++) {
+      const float dnorm = weight[c + j] * d[c + j];
+      lanes_a[j] += dnorm;
+      lanes_b[j] += dnorm * ((x[c + j] - m) * s);
+    }
+    float dnorm_mean = 0.0f, dnorm_norm_mean = 0.0f;
+    for (int j = 0; j < kLanes; j++) {
+      dnorm_mean += lanes_a[j];
+      dnorm_norm_mean += lanes_b[j];
+    }
+    dnorm_mean /= C;
+    dnorm_norm_mean /= C;
+    if (pw != nullptr) {
+      for (c = 0; c < C; c++) {
+        pw[c] += (x[c] - m) * s * d[c];
+        pb[c] += d[c];
+      }
+    }
+    if (dinp == nullptr) continue;
+    float* di = dinp + static_cast<size_t>(i) * C;
+    for (c = 0; c < C; c++) {
+      const float norm = (x[c] - m) * s;
+      di[c] += (weight[c] * d[c] - dnorm_mean - norm * dnorm_norm_mean) * s;
+    }
+  }
+}
+
+using LayerNormBackwardFn = void (*)(float*, float*, float*, const float*, const float*,
+                                     const float*, const float*, const float*, int, int, int);
 using CrossEntropyFn = void (*)(float*, float*, const float*, const int*, int, int, int);
 using CrossEntropyBackwardFn = void (*)(float*, const float*, const int*, float, int, int, int);
 using LayerNormFn = void (*)(float*, float*, float*, const float*, const float*, const float*, int,
@@ -177,6 +226,17 @@ using ResidualLayerNormFn = void (*)(float*, float*, float*, float*, const float
 using BiasGeluFn = void (*)(float*, float*, const float*, int, int, int);
 using GeluBackwardFn = void (*)(float*, float*, const float*, const float*, int, int, int);
 
+void LayerNormBackwardAvx2(float* dinp, float* pw, float* pb, const float* dout, const float* inp,
+                           const float* w, const float* mean, const float* rstd, int i0, int i1,
+                           int C) {
+  LayerNormBackwardRows(dinp, pw, pb, dout, inp, w, mean, rstd, i0, i1, C);
+}
+PREFLIGHT_TARGET_AVX512 void LayerNormBackwardAvx512(float* dinp, float* pw, float* pb,
+                                                     const float* dout, const float* inp,
+                                                     const float* w, const float* mean,
+                                                     const float* rstd, int i0, int i1, int C) {
+  LayerNormBackwardRows(dinp, pw, pb, dout, inp, w, mean, rstd, i0, i1, C);
+}
 void CrossEntropyAvx2(float* losses, float* lse, const float* logits, const int* targets, int i0,
                       int i1, int V) {
   CrossEntropyRows(losses, lse, logits, targets, i0, i1, V);
@@ -242,6 +302,31 @@ void LayerNormForward(float* out, float* mean, float* rstd, const float* inp, co
   for (int blk = 0; blk < nblocks; blk++) {
     rows(out, mean, rstd, inp, weight, bias, blk * kRowBlock, std::min(N, (blk + 1) * kRowBlock),
          C);
+  }
+}
+
+void LayerNormBackward(float* dinp, float* dweight, float* dbias, const float* dout,
+                       const float* inp, const float* weight, const float* mean, const float* rstd,
+                       int N, int C) {
+  // dweight/dbias are sums over rows: each block of kRowBlock rows sums into its own slot, and
+  // the slots are added in block order afterwards.
+  const LayerNormBackwardFn rows = Wide() ? LayerNormBackwardAvx512 : LayerNormBackwardAvx2;
+  const int nblocks = NumBlocks(N, kRowBlock);
+  const bool want_w = dweight != nullptr || dbias != nullptr;
+  std::vector<float> partial(want_w ? static_cast<size_t>(nblocks) * 2 * C : 0, 0.0f);
+#pragma omp parallel for schedule(static)
+  for (int blk = 0; blk < nblocks; blk++) {
+    float* pw = want_w ? partial.data() + static_cast<size_t>(blk) * 2 * C : nullptr;
+    rows(dinp, pw, want_w ? pw + C : nullptr, dout, inp, weight, mean, rstd, blk * kRowBlock,
+         std::min(N, (blk + 1) * kRowBlock), C);
+  }
+  if (!want_w) return;
+  for (int blk = 0; blk < nblocks; blk++) {
+    const float* pw = partial.data() + static_cast<size_t>(blk) * 2 * C;
+    for (int c = 0; c < C; c++) {
+      if (dweight != nullptr) dweight[c] += pw[c];
+      if (dbias != nullptr) dbias[c] += pw[C + c];
+    }
   }
 }
 

@@ -68,55 +68,6 @@ void EncoderBackward(float* dwte, float* dwpe, const float* dout, const int* inp
   }
 }
 
-void LayerNormBackward(float* dinp, float* dweight, float* dbias, const float* dout,
-                       const float* inp, const float* weight, const float* mean, const float* rstd,
-                       int N, int C) {
-  // dweight/dbias are sums over rows: each block of kRowBlock rows sums into its own slot, and
-  // the slots are added in block order afterwards.
-  const int nblocks = NumBlocks(N, kRowBlock);
-  const bool want_w = dweight != nullptr || dbias != nullptr;
-  std::vector<float> partial(want_w ? static_cast<size_t>(nblocks) * 2 * C : 0, 0.0f);
-#pragma omp parallel for schedule(static)
-  for (int blk = 0; blk < nblocks; blk++) {
-    float* pw = want_w ? partial.data() + static_cast<size_t>(blk) * 2 * C : nullptr;
-    float* pb = want_w ? pw + C : nullptr;
-    const int i1 = std::min(N, (blk + 1) * kRowBlock);
-    for (int i = blk * kRowBlock; i < i1; i++) {
-      const float* d = dout + static_cast<size_t>(i) * C;
-      const float* x = inp + static_cast<size_t>(i) * C;
-      const float m = mean[i], s = rstd[i];
-      // dnorm = dout * weight; dinp = (dnorm - mean(dnorm) - norm * mean(dnorm * norm)) * rstd
-      float dnorm_mean = 0.0f, dnorm_norm_mean = 0.0f;
-      for (int c = 0; c < C; c++) {
-        const float norm = (x[c] - m) * s;
-        const float dnorm = weight[c] * d[c];
-        dnorm_mean += dnorm;
-        dnorm_norm_mean += dnorm * norm;
-      }
-      dnorm_mean /= C;
-      dnorm_norm_mean /= C;
-      float* di = dinp != nullptr ? dinp + static_cast<size_t>(i) * C : nullptr;
-      for (int c = 0; c < C; c++) {
-        const float norm = (x[c] - m) * s;
-        const float dnorm = weight[c] * d[c];
-        if (want_w) {
-          pw[c] += norm * d[c];
-          pb[c] += d[c];
-        }
-        if (di != nullptr) di[c] += (dnorm - dnorm_mean - norm * dnorm_norm_mean) * s;
-      }
-    }
-  }
-  if (!want_w) return;
-  for (int blk = 0; blk < nblocks; blk++) {
-    const float* pw = partial.data() + static_cast<size_t>(blk) * 2 * C;
-    for (int c = 0; c < C; c++) {
-      if (dweight != nullptr) dweight[c] += pw[c];
-      if (dbias != nullptr) dbias[c] += pw[C + c];
-    }
-  }
-}
-
 void MatmulForward(float* out, const float* inp, const float* weight, const float* bias, int N,
                    int C, int OC, float beta) {
   if (bias != nullptr) {

@@ -19,6 +19,13 @@ namespace {
 using testing::RandomVector;
 using testing::ScaledMaxDiff;
 
+// The vector paths this CPU can run (AVX2 always; AVX-512 where present).
+std::vector<SimdPath> Paths() {
+  std::vector<SimdPath> paths = {SimdPath::kAvx2};
+  if (ForceSimd(SimdPath::kAvx512)) paths.push_back(SimdPath::kAvx512);
+  return paths;
+}
+
 TEST(Sgemm, MatchesReferenceLoopOnAwkwardShapes) {
   Rng rng(1);
   const int shapes[][3] = {{1, 1, 1},    {3, 5, 7},     {17, 33, 9},
@@ -68,26 +75,31 @@ TEST(Sgemm, ThreadedSlabsGiveTheSameBitsAsOneThread) {
 }
 
 TEST(Kernels, LayerNormMatchesReference) {
-  Rng rng(2);
-  for (auto [N, C] : {std::pair{1, 1}, {5, 3}, {70, 33}, {130, 128}}) {
-    auto x = RandomVector(static_cast<size_t>(N) * C, rng, 2.0f);
-    auto w = RandomVector(C, rng), b = RandomVector(C, rng), d = RandomVector(x.size(), rng);
-    std::vector<float> out(x.size()), mean(N), rstd(N), out_r(x.size()), mean_r(N), rstd_r(N);
-    LayerNormForward(out.data(), mean.data(), rstd.data(), x.data(), w.data(), b.data(), N, C);
-    reference::LayerNormForward(out_r.data(), mean_r.data(), rstd_r.data(), x.data(), w.data(),
-                                b.data(), N, C);
-    EXPECT_LT(ScaledMaxDiff(out, out_r), 1e-5) << N << "x" << C;
-    EXPECT_LT(ScaledMaxDiff(rstd, rstd_r), 1e-5);
-    std::vector<float> dx(x.size(), 0.5f), dw(C, 0.25f), db(C, -1.0f);
-    auto dx_r = dx, dw_r = dw, db_r = db;
-    LayerNormBackward(dx.data(), dw.data(), db.data(), d.data(), x.data(), w.data(), mean.data(),
-                      rstd.data(), N, C);
-    reference::LayerNormBackward(dx_r.data(), dw_r.data(), db_r.data(), d.data(), x.data(),
-                                 w.data(), mean.data(), rstd.data(), N, C);
-    EXPECT_LT(ScaledMaxDiff(dx, dx_r), 1e-4) << N << "x" << C;
-    EXPECT_LT(ScaledMaxDiff(dw, dw_r), 1e-4);
-    EXPECT_LT(ScaledMaxDiff(db, db_r), 1e-4);
+  const SimdPath active = ActiveSimd();
+  for (SimdPath path : Paths()) {
+    ASSERT_TRUE(ForceSimd(path));
+    Rng rng(2);
+    for (auto [N, C] : {std::pair{1, 1}, {5, 3}, {70, 33}, {130, 128}}) {
+      auto x = RandomVector(static_cast<size_t>(N) * C, rng, 2.0f);
+      auto w = RandomVector(C, rng), b = RandomVector(C, rng), d = RandomVector(x.size(), rng);
+      std::vector<float> out(x.size()), mean(N), rstd(N), out_r(x.size()), mean_r(N), rstd_r(N);
+      LayerNormForward(out.data(), mean.data(), rstd.data(), x.data(), w.data(), b.data(), N, C);
+      reference::LayerNormForward(out_r.data(), mean_r.data(), rstd_r.data(), x.data(), w.data(),
+                                  b.data(), N, C);
+      EXPECT_LT(ScaledMaxDiff(out, out_r), 1e-5) << N << "x" << C;
+      EXPECT_LT(ScaledMaxDiff(rstd, rstd_r), 1e-5);
+      std::vector<float> dx(x.size(), 0.5f), dw(C, 0.25f), db(C, -1.0f);
+      auto dx_r = dx, dw_r = dw, db_r = db;
+      LayerNormBackward(dx.data(), dw.data(), db.data(), d.data(), x.data(), w.data(), mean.data(),
+                        rstd.data(), N, C);
+      reference::LayerNormBackward(dx_r.data(), dw_r.data(), db_r.data(), d.data(), x.data(),
+                                   w.data(), mean.data(), rstd.data(), N, C);
+      EXPECT_LT(ScaledMaxDiff(dx, dx_r), 1e-4) << N << "x" << C;
+      EXPECT_LT(ScaledMaxDiff(dw, dw_r), 1e-4);
+      EXPECT_LT(ScaledMaxDiff(db, db_r), 1e-4);
+    }
   }
+  ForceSimd(active);
 }
 
 TEST(Kernels, MatmulMatchesReference) {
@@ -118,13 +130,6 @@ TEST(Kernels, MatmulMatchesReference) {
     EXPECT_LT(ScaledMaxDiff(dw, dw_r), 1e-5);
     EXPECT_LT(ScaledMaxDiff(db, db_r), 1e-5);
   }
-}
-
-// The vector paths this CPU can run (AVX2 always; AVX-512 where present).
-std::vector<SimdPath> Paths() {
-  std::vector<SimdPath> paths = {SimdPath::kAvx2};
-  if (ForceSimd(SimdPath::kAvx512)) paths.push_back(SimdPath::kAvx512);
-  return paths;
 }
 
 TEST(Kernels, AttentionMatchesReference) {
