@@ -50,19 +50,21 @@ inline float Exp(float x) {
   return p * std::bit_cast<float>((static_cast<int>(n) + 127) << 23);
 }
 
-// W floats in one register; aligned(4) makes loads and stores through it unaligned-safe.
+// W floats in one register; aligned(4) and may_alias make loads and stores through a float
+// pointer legal at any float address. (memcpy into a vector went through the stack on the AVX2
+// path: GCC's generic tuning splits 32-byte unaligned copies, and the reload stalled.)
 template <int W>
 struct Vec {
-  typedef float V __attribute__((vector_size(4 * W), aligned(4)));
+  typedef float V __attribute__((vector_size(4 * W), aligned(4), may_alias));
 };
 
 template <int W>
 [[gnu::always_inline]] inline void Load(typename Vec<W>::V& v, const float* p) {
-  std::memcpy(&v, p, sizeof(v));
+  v = *reinterpret_cast<const typename Vec<W>::V*>(p);
 }
 template <int W>
 [[gnu::always_inline]] inline void Store(float* p, const typename Vec<W>::V& v) {
-  std::memcpy(p, &v, sizeof(v));
+  *reinterpret_cast<typename Vec<W>::V*>(p) = v;
 }
 
 // C[m, n] (+)= sum_k A(m, k) B[k, n] for m < R, n < N, with A(m, k) = a[m * ars + k * acs]
