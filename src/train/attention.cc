@@ -49,16 +49,19 @@ void GatherCols(float* cols, const float* src, size_t ld, const HeadShape& s) {
   }
 }
 
-// Scales one score row by `scale` and returns its maximum over the first c entries, c >= 1.
-// Lane-wise maxima (a vectorisable form); the maximum itself is exact whatever the order.
+// Scales one score row by `scale`, masks entries c..kTile-1 (to the lowest float; ExpRow zeroes
+// them), and returns its maximum over the first c entries, c >= 1. Lane-wise maxima over whole
+// vectors (the maximum itself is exact whatever the order).
 template <int W>
 [[gnu::always_inline]] inline float ScaleAndMax(float* row, int c, float scale) {
-  float lanes[W];
-  for (int j = 0; j < W; j++) lanes[j] = -std::numeric_limits<float>::infinity();
+  using V = typename simd::Vec<W>::V;
   for (int j = 0; j < kTile; j++) row[j] *= scale;
-  for (int j0 = 0; j0 < c; j0 += W) {
-    const int n = std::min(W, c - j0);
-    for (int j = 0; j < n; j++) lanes[j] = std::max(lanes[j], row[j0 + j]);
+  for (int j = c; j < kTile; j++) row[j] = std::numeric_limits<float>::lowest();
+  V lanes, x;
+  simd::Load<W>(lanes, row);
+  for (int j0 = W; j0 < kTile; j0 += W) {
+    simd::Load<W>(x, row + j0);
+    lanes = lanes > x ? lanes : x;
   }
   float m = lanes[0];
   for (int j = 1; j < W; j++) m = std::max(m, lanes[j]);
