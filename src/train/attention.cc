@@ -300,7 +300,7 @@ void AttentionForward(float* out, float* lse, const float* qkv, int B, int T, in
 #pragma omp parallel
   {
     ForwardScratch w(sh);
-#pragma omp for schedule(static)
+#pragma omp for schedule(dynamic)
     for (int bh = 0; bh < B * NH; bh++) {
       head(out, lse + static_cast<size_t>(bh) * T, qkv, bh / NH, bh % NH, sh, w);
     }
@@ -314,7 +314,7 @@ void AttentionBackward(float* dqkv, const float* dout, const float* qkv, const f
 #pragma omp parallel
   {
     BackwardScratch w(sh);
-#pragma omp for schedule(static)
+#pragma omp for schedule(dynamic)
     for (int bh = 0; bh < B * NH; bh++) {
       head(dqkv, dout, qkv, out, lse + static_cast<size_t>(bh) * T, bh / NH, bh % NH, sh, w);
     }

@@ -298,7 +298,7 @@ void LayerNormForward(float* out, float* mean, float* rstd, const float* inp, co
   // The same row routine as ResidualLayerNormForward, so both give the same bits for one row.
   const LayerNormFn rows = Wide() ? LayerNormAvx512 : LayerNormAvx2;
   const int nblocks = NumBlocks(N, kRowBlock);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(dynamic)
   for (int blk = 0; blk < nblocks; blk++) {
     rows(out, mean, rstd, inp, weight, bias, blk * kRowBlock, std::min(N, (blk + 1) * kRowBlock),
          C);
@@ -314,7 +314,7 @@ void LayerNormBackward(float* dinp, float* dweight, float* dbias, const float* d
   const int nblocks = NumBlocks(N, kRowBlock);
   const bool want_w = dweight != nullptr || dbias != nullptr;
   std::vector<float> partial(want_w ? static_cast<size_t>(nblocks) * 2 * C : 0, 0.0f);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(dynamic)
   for (int blk = 0; blk < nblocks; blk++) {
     float* pw = want_w ? partial.data() + static_cast<size_t>(blk) * 2 * C : nullptr;
     rows(dinp, pw, want_w ? pw + C : nullptr, dout, inp, weight, mean, rstd, blk * kRowBlock,
@@ -335,7 +335,7 @@ void ResidualLayerNormForward(float* out, float* mean, float* rstd, float* res, 
                               int C) {
   const ResidualLayerNormFn rows = Wide() ? ResidualLayerNormAvx512 : ResidualLayerNormAvx2;
   const int nblocks = NumBlocks(N, kRowBlock);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(dynamic)
   for (int blk = 0; blk < nblocks; blk++) {
     rows(out, mean, rstd, res, skip, proj_bias, weight, bias, blk * kRowBlock,
          std::min(N, (blk + 1) * kRowBlock), C);
@@ -345,7 +345,7 @@ void ResidualLayerNormForward(float* out, float* mean, float* rstd, float* res, 
 void BiasGeluForward(float* out, float* pre, const float* bias, int N, int OC) {
   const BiasGeluFn rows = Wide() ? BiasGeluAvx512 : BiasGeluAvx2;
   const int nblocks = NumBlocks(N, kRowBlock);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(dynamic)
   for (int blk = 0; blk < nblocks; blk++) {
     rows(out, pre, bias, blk * kRowBlock, std::min(N, (blk + 1) * kRowBlock), OC);
   }
@@ -366,7 +366,7 @@ void GeluBackwardBias(float* dpre, float* dbias, const float* pre, const float* 
   const GeluBackwardFn rows = Wide() ? GeluBackwardAvx512 : GeluBackwardAvx2;
   const int nblocks = NumBlocks(N, kRowBlock);
   std::vector<float> partial(dbias != nullptr ? static_cast<size_t>(nblocks) * OC : 0, 0.0f);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(dynamic)
   for (int blk = 0; blk < nblocks; blk++) {
     float* part = dbias != nullptr ? partial.data() + static_cast<size_t>(blk) * OC : nullptr;
     rows(dpre, part, pre, dout, blk * kRowBlock, std::min(N, (blk + 1) * kRowBlock), OC);
@@ -381,7 +381,7 @@ void CrossEntropyForward(float* losses, float* lse, const float* logits, const i
                          int V) {
   const CrossEntropyFn rows = Wide() ? CrossEntropyAvx512 : CrossEntropyAvx2;
   const int nblocks = NumBlocks(N, kRowBlock);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(dynamic)
   for (int blk = 0; blk < nblocks; blk++) {
     rows(losses, lse, logits, targets, blk * kRowBlock, std::min(N, (blk + 1) * kRowBlock), V);
   }
@@ -392,7 +392,7 @@ void CrossEntropyBackward(float* logits, const float* lse, const int* targets, f
   const CrossEntropyBackwardFn rows =
       Wide() ? CrossEntropyBackwardAvx512 : CrossEntropyBackwardAvx2;
   const int nblocks = NumBlocks(N, kRowBlock);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(dynamic)
   for (int blk = 0; blk < nblocks; blk++) {
     rows(logits, lse, targets, dloss, blk * kRowBlock, std::min(N, (blk + 1) * kRowBlock), V);
   }

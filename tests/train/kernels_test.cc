@@ -217,6 +217,32 @@ TEST(Kernels, FusedPassesMatchReference) {
   ForceSimd(active);
 }
 
+// A model big enough that every GEMM splits into several slabs per thread and every row loop
+// into many blocks: loss and gradients must not depend on the thread count.
+TEST(Kernels, WholeModelGivesTheSameBitsOnAnyThreadCount) {
+  ModelConfig cfg{.layers = 2, .d_model = 64, .heads = 2, .context = 128, .batch = 8};
+  Rng rng(17);
+  std::vector<int> inputs(cfg.batch * cfg.context), targets(inputs.size());
+  for (size_t i = 0; i < inputs.size(); i++) {
+    inputs[i] = static_cast<int>(rng.Below(kVocabSize));
+    targets[i] = static_cast<int>(rng.Below(kVocabSize));
+  }
+  std::vector<std::vector<float>> results;
+  for (int threads : {1, 2, 3}) {
+    SetThreads(threads);
+    Gpt model(cfg);
+    model.InitWeights(4);
+    std::vector<float> r = {model.Forward(inputs.data(), targets.data())};
+    model.ZeroGrad();
+    model.Backward();
+    r.insert(r.end(), model.grads(), model.grads() + model.num_params());
+    results.push_back(r);
+  }
+  SetThreads(1);
+  EXPECT_TRUE(results[0] == results[1]);
+  EXPECT_TRUE(results[0] == results[2]);
+}
+
 TEST(Kernels, AttentionGivesTheSameBitsOnAnyThreadCount) {
   Rng rng(6);
   const int B = 3, T = 70, C = 64, NH = 2;
