@@ -1,7 +1,12 @@
 #include "train/model.h"
 
+#include <sys/mman.h>
+
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <new>
 
 #include "train/kernels.h"
 #include "train/rng.h"
@@ -38,8 +43,8 @@ Gpt::Gpt(const ModelConfig& config) : config_(config) {
     tensors_.push_back({s.name, num_params_, s.size, s.decay, s.per_layer});
     num_params_ += s.size;
   }
-  params_ = std::make_unique<float[]>(num_params_);  // value-initialised: zeros
-  grads_ = std::make_unique<float[]>(num_params_);
+  params_ = AllocateFloats(num_params_);  // zeros
+  grads_ = AllocateFloats(num_params_);
 
   const size_t BT = B * T;
   const size_t sizes[] = {
@@ -78,7 +83,7 @@ Gpt::Gpt(const ModelConfig& config) : config_(config) {
   static_assert(sizeof(sizes) / sizeof(sizes[0]) == sizeof(views) / sizeof(views[0]));
   num_acts_ = 0;
   for (size_t s : sizes) num_acts_ += s;
-  act_memory_ = std::make_unique<float[]>(num_acts_);
+  act_memory_ = AllocateFloats(num_acts_);
   float* p = act_memory_.get();
   for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
     *views[i] = p;
@@ -88,6 +93,22 @@ Gpt::Gpt(const ModelConfig& config) : config_(config) {
   targets_.assign(BT, 0);
   SetTrainable(Trainable::All(config.layers));
 }
+
+// The activations (hundreds of MB) are streamed through every step; on 2 MiB pages the GEMMs'
+// packing and the elementwise sweeps take a TLB miss per 2 MiB instead of per 4 KiB, and the
+// first touch faults 512 times less. madvise is a request: without THP the pages stay small.
+Gpt::FloatBuffer Gpt::AllocateFloats(size_t n) {
+  constexpr size_t kHugePage = size_t{2} << 20;
+  const size_t bytes =
+      std::max<size_t>(1, (n * sizeof(float) + kHugePage - 1) / kHugePage) * kHugePage;
+  void* p = std::aligned_alloc(kHugePage, bytes);
+  if (p == nullptr) throw std::bad_alloc();
+  madvise(p, bytes, MADV_HUGEPAGE);
+  std::memset(p, 0, bytes);
+  return FloatBuffer(static_cast<float*>(p));
+}
+
+void Gpt::FreeFloats::operator()(float* p) const { std::free(p); }
 
 void Gpt::SetTrainable(const Trainable& trainable) {
   trainable_ = trainable;

@@ -124,7 +124,13 @@ class Gpt {
   ModelConfig config_;
   std::vector<ParamTensor> tensors_;
   size_t num_params_ = 0, num_acts_ = 0;
-  std::unique_ptr<float[]> params_, grads_, act_memory_;
+  // Zeroed, 2 MiB-aligned allocations that ask for transparent huge pages (model.cc).
+  struct FreeFloats {
+    void operator()(float* p) const;
+  };
+  using FloatBuffer = std::unique_ptr<float[], FreeFloats>;
+  static FloatBuffer AllocateFloats(size_t n);
+  FloatBuffer params_, grads_, act_memory_;
   Activations acts_{};
   std::vector<int> inputs_, targets_;  // (B, T) of the last Forward
   bool have_targets_ = false;
