@@ -19,7 +19,7 @@
 namespace preflight::train {
 namespace {
 
-// The engine threads GEMMs itself (one single-threaded BLAS call per thread) rather than through
+// The engine threads GEMMs itself (single-threaded BLAS calls on slabs of C) rather than through
 // the BLAS's own pool: BLIS's pool synchronises by pure spinning and collapses (to a tenth of
 // its speed, measured) when the machine is shared and a thread is descheduled, and one OpenMP
 // pool for everything avoids two pools fighting over two cores.
