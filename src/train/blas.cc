@@ -19,12 +19,14 @@
 namespace preflight::train {
 namespace {
 
-// The engine threads GEMMs itself (one single-threaded BLAS call per thread) rather than through
+// The engine threads GEMMs itself (single-threaded BLAS calls on slabs of C) rather than through
 // the BLAS's own pool: BLIS's pool synchronises by pure spinning and collapses (to a tenth of
 // its speed, measured) when the machine is shared and a thread is descheduled, and one OpenMP
 // pool for everything avoids two pools fighting over two cores.
 int g_threads = 1;
 constexpr double kMinSplitFlops = 4e6;  // below this, one thread is faster than a fork-join
+constexpr int kSlabsPerThread = 4;
+constexpr int kMinSlab = 128;
 
 #if defined(PREFLIGHT_BLAS_BLIS)
 // Debian's BLIS 0.9 does not recognise AMD Zen 4 (AVX-512) and falls back to its 'generic'
@@ -59,18 +61,22 @@ void Sgemm(bool trans_a, bool trans_b, int M, int N, int K, float alpha, const f
            const float* B, int ldb, float beta, float* C, int ldc) {
   ConfigureOnce();
   const auto ta = trans_a ? CblasTrans : CblasNoTrans, tb = trans_b ? CblasTrans : CblasNoTrans;
-  const int parts = g_threads;
-  if (parts <= 1 || 2.0 * M * N * K < kMinSplitFlops) {
+  const int threads = g_threads;
+  if (threads <= 1 || 2.0 * M * N * K < kMinSplitFlops) {
     cblas_sgemm(CblasRowMajor, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
     return;
   }
-  // Split the larger of M and N into one contiguous slab per thread; each slab is an ordinary
-  // single-threaded GEMM. Every element of C is still one dot product over K in the same
-  // order, so the result does not depend on the number of slabs.
+  // Split the larger of M and N into contiguous slabs, each an ordinary single-threaded GEMM.
+  // Every element of C is still one dot product over K in the same order, so the result does not
+  // depend on the number of slabs. Up to kSlabsPerThread slabs per thread, handed out
+  // dynamically, so that a thread the OS descheduled on a busy machine leaves its share to the
+  // others; but no slab under kMinSlab rows, since every slab packs the whole other operand.
   const bool split_m = M >= N;
   const int extent = split_m ? M : N;
+  const int per_thread = std::clamp(extent / (kMinSlab * threads), 1, kSlabsPerThread);
+  const int parts = threads * per_thread;
   const int slab = ((extent + parts - 1) / parts + 15) / 16 * 16;
-#pragma omp parallel for num_threads(parts) schedule(static)
+#pragma omp parallel for num_threads(threads) schedule(dynamic)
   for (int p = 0; p < parts; p++) {
     const int lo = std::min(extent, p * slab), hi = std::min(extent, lo + slab);
     if (lo >= hi) continue;

@@ -13,7 +13,8 @@ void SgemmReference(bool trans_a, bool trans_b, int M, int N, int K, float alpha
                     int lda, const float* B, int ldb, float beta, float* C, int ldc);
 
 // Sets the threads of the engine's OpenMP loops and of Sgemm, which splits a large product into
-// one single-threaded BLAS call per thread (results are bit-identical for any thread count).
+// single-threaded BLAS calls on slabs of C, handed out to the threads dynamically (results are
+// bit-identical for any thread count).
 // Process-wide; call it from one thread, outside any parallel region.
 void SetThreads(int threads);
 // "BLIS" or "OpenBLAS".

@@ -9,72 +9,15 @@
 #include <vector>
 
 #include "train/blas.h"
+#include "train/simd.h"
 
 namespace preflight::train {
 namespace {
 
 constexpr float kLayerNormEps = 1e-5f;
-constexpr float kGeluScale = 0.7978845608028654f;  // sqrt(2/pi)
 constexpr int kColBlock = 64;
 
-// e^x in float, written so that GCC vectorises loops that call it (libm's expf and tanhf are
-// scalar calls and were a fifth of a step). Cephes' expf: x = n ln2 + r with |r| <= ln2/2 (ln2
-// split in two for exactness), a degree-6 polynomial for e^r, 2^n built in the exponent bits.
-// Relative error about 2e-7 on [-87, 88]; inputs outside are clamped (e^-87 ~ 1.6e-38 stands in
-// for 0).
-inline float Exp(float x) {
-  x = std::min(std::max(x, -87.0f), 88.0f);
-  const float n = std::floor(x * 1.44269504088896341f + 0.5f);
-  const float r = x - n * 0.693359375f + n * 2.12194440e-4f;
-  float p = 1.9875691500e-4f;
-  p = p * r + 1.3981999507e-3f;
-  p = p * r + 8.3334519073e-3f;
-  p = p * r + 4.1665795894e-2f;
-  p = p * r + 1.6666665459e-1f;
-  p = p * r + 5.0000001201e-1f;
-  p = p * r * r + r + 1.0f;
-  return p * std::bit_cast<float>((static_cast<int>(n) + 127) << 23);
-}
-
-// scores[t2] = sum_i q[i] * kt[i * ldk + t2] for t2 < n, the sum taken in i order. Eight t2 at a
-// time with the accumulators held in one vector register across the i loop (the plain axpy form
-// loaded and stored the scores once per i). kt must be readable up to column RoundUp8(n).
-inline void RowTimesPanel(float* scores, const float* q, const float* kt, int ldk, int n, int hs) {
-  for (int t2 = 0; t2 < n; t2 += 8) {
-    float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-    for (int i = 0; i < hs; i++) {
-      const float qi = q[i];
-      const float* k = kt + static_cast<size_t>(i) * ldk + t2;
-      for (int j = 0; j < 8; j++) acc[j] += qi * k[j];
-    }
-    const int m = std::min(8, n - t2);
-    for (int j = 0; j < m; j++) scores[t2 + j] = acc[j];
-  }
-}
-
-// out[i] = sum_{t2 < n} w[t2] * rows[t2 * ld + i] for i < hs, summed in t2 order. With hs a
-// multiple of 8, eight outputs at a time stay in one vector register across the t2 loop.
-inline void WeightedRowSum(float* out, const float* w, const float* rows, size_t ld, int n,
-                           int hs) {
-  if (hs % 8 == 0) {
-    for (int ib = 0; ib < hs; ib += 8) {
-      float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-      for (int t2 = 0; t2 < n; t2++) {
-        const float a = w[t2];
-        const float* r = rows + t2 * ld + ib;
-        for (int j = 0; j < 8; j++) acc[j] += a * r[j];
-      }
-      for (int j = 0; j < 8; j++) out[ib + j] = acc[j];
-    }
-    return;
-  }
-  for (int i = 0; i < hs; i++) out[i] = 0.0f;
-  for (int t2 = 0; t2 < n; t2++) {
-    for (int i = 0; i < hs; i++) out[i] += w[t2] * rows[t2 * ld + i];
-  }
-}
-
-int RoundUp8(int n) { return (n + 7) / 8 * 8; }
+using simd::Exp;
 
 int NumBlocks(int n, int block) { return (n + block - 1) / block; }
 
@@ -125,76 +68,6 @@ void EncoderBackward(float* dwte, float* dwpe, const float* dout, const int* inp
   }
 }
 
-void LayerNormForward(float* out, float* mean, float* rstd, const float* inp, const float* weight,
-                      const float* bias, int N, int C) {
-#pragma omp parallel for schedule(static)
-  for (int i = 0; i < N; i++) {
-    const float* x = inp + static_cast<size_t>(i) * C;
-    float sum = 0.0f;
-    for (int c = 0; c < C; c++) sum += x[c];
-    const float m = sum / C;
-    float var = 0.0f;
-    for (int c = 0; c < C; c++) {
-      const float d = x[c] - m;
-      var += d * d;
-    }
-    const float s = 1.0f / std::sqrt(var / C + kLayerNormEps);
-    float* o = out + static_cast<size_t>(i) * C;
-    for (int c = 0; c < C; c++) o[c] = (x[c] - m) * s * weight[c] + bias[c];
-    mean[i] = m;
-    rstd[i] = s;
-  }
-}
-
-void LayerNormBackward(float* dinp, float* dweight, float* dbias, const float* dout,
-                       const float* inp, const float* weight, const float* mean, const float* rstd,
-                       int N, int C) {
-  // dweight/dbias are sums over rows: each block of kRowBlock rows sums into its own slot, and
-  // the slots are added in block order afterwards.
-  const int nblocks = NumBlocks(N, kRowBlock);
-  const bool want_w = dweight != nullptr || dbias != nullptr;
-  std::vector<float> partial(want_w ? static_cast<size_t>(nblocks) * 2 * C : 0, 0.0f);
-#pragma omp parallel for schedule(static)
-  for (int blk = 0; blk < nblocks; blk++) {
-    float* pw = want_w ? partial.data() + static_cast<size_t>(blk) * 2 * C : nullptr;
-    float* pb = want_w ? pw + C : nullptr;
-    const int i1 = std::min(N, (blk + 1) * kRowBlock);
-    for (int i = blk * kRowBlock; i < i1; i++) {
-      const float* d = dout + static_cast<size_t>(i) * C;
-      const float* x = inp + static_cast<size_t>(i) * C;
-      const float m = mean[i], s = rstd[i];
-      // dnorm = dout * weight; dinp = (dnorm - mean(dnorm) - norm * mean(dnorm * norm)) * rstd
-      float dnorm_mean = 0.0f, dnorm_norm_mean = 0.0f;
-      for (int c = 0; c < C; c++) {
-        const float norm = (x[c] - m) * s;
-        const float dnorm = weight[c] * d[c];
-        dnorm_mean += dnorm;
-        dnorm_norm_mean += dnorm * norm;
-      }
-      dnorm_mean /= C;
-      dnorm_norm_mean /= C;
-      float* di = dinp != nullptr ? dinp + static_cast<size_t>(i) * C : nullptr;
-      for (int c = 0; c < C; c++) {
-        const float norm = (x[c] - m) * s;
-        const float dnorm = weight[c] * d[c];
-        if (want_w) {
-          pw[c] += norm * d[c];
-          pb[c] += d[c];
-        }
-        if (di != nullptr) di[c] += (dnorm - dnorm_mean - norm * dnorm_norm_mean) * s;
-      }
-    }
-  }
-  if (!want_w) return;
-  for (int blk = 0; blk < nblocks; blk++) {
-    const float* pw = partial.data() + static_cast<size_t>(blk) * 2 * C;
-    for (int c = 0; c < C; c++) {
-      if (dweight != nullptr) dweight[c] += pw[c];
-      if (dbias != nullptr) dbias[c] += pw[C + c];
-    }
-  }
-}
-
 void MatmulForward(float* out, const float* inp, const float* weight, const float* bias, int N,
                    int C, int OC, float beta) {
   if (bias != nullptr) {
@@ -218,157 +91,6 @@ void MatmulBackward(float* dinp, float* dweight, float* dbias, const float* dout
   if (dinp != nullptr) Sgemm(false, false, N, C, OC, 1.0f, dout, OC, weight, C, 0.0f, dinp, C);
   if (dweight != nullptr) Sgemm(true, false, OC, C, N, 1.0f, dout, OC, inp, C, 1.0f, dweight, C);
   if (dbias != nullptr) AddColumnSums(dbias, dout, N, OC);
-}
-
-void AttentionForward(float* out, float* att, const float* qkv, int B, int T, int C, int NH) {
-  // Per (b, h): K is transposed into kt (hs,T) so that the scores of row t are an axpy over t2
-  // (vectorises without reassociating any sum); att V is an axpy over the head's channels.
-  // Entries t2 > t of att are never written.
-  const int C3 = 3 * C, hs = C / NH;
-  const float scale = 1.0f / std::sqrt(static_cast<float>(hs));
-  const int Tp = RoundUp8(T);
-#pragma omp parallel
-  {
-    std::vector<float> kt(static_cast<size_t>(hs) * Tp, 0.0f);
-#pragma omp for schedule(static)
-    for (int bh = 0; bh < B * NH; bh++) {
-      const int b = bh / NH, h = bh % NH;
-      const float* base = qkv + static_cast<size_t>(b) * T * C3;
-      for (int t2 = 0; t2 < T; t2++) {
-        const float* k = base + static_cast<size_t>(t2) * C3 + C + h * hs;
-        for (int i = 0; i < hs; i++) kt[static_cast<size_t>(i) * Tp + t2] = k[i];
-      }
-      for (int t = 0; t < T; t++) {
-        const int n = t + 1;
-        const float* q = base + static_cast<size_t>(t) * C3 + h * hs;
-        float* row = att + (static_cast<size_t>(bh) * T + t) * T;
-        RowTimesPanel(row, q, kt.data(), Tp, n, hs);
-        float maxv = -std::numeric_limits<float>::infinity();
-        for (int t2 = 0; t2 < n; t2++) {
-          row[t2] *= scale;
-          maxv = std::max(maxv, row[t2]);
-        }
-        for (int t2 = 0; t2 < n; t2++) row[t2] = Exp(row[t2] - maxv);  // vectorised
-        float sum = 0.0f;
-        for (int t2 = 0; t2 < n; t2++) sum += row[t2];
-        const float inv = 1.0f / sum;
-        for (int t2 = 0; t2 < n; t2++) row[t2] *= inv;
-        float* o = out + (static_cast<size_t>(b) * T + t) * C + h * hs;
-        WeightedRowSum(o, row, base + 2 * C + h * hs, C3, n, hs);
-      }
-    }
-  }
-}
-
-void AttentionBackward(float* dqkv, const float* dout, const float* qkv, const float* att, int B,
-                       int T, int C, int NH) {
-  // Restates the forward: s = q.k * scale; a = softmax(s); o = sum a v. Then
-  //   da[t2] = dout_t . v_t2;  dv_t2 += a[t2] dout_t;  ds = a * (da - sum(a * da));
-  //   dq_t = scale * sum ds[t2] k_t2;  dk_t2 += scale * ds[t2] q_t.
-  const int C3 = 3 * C, hs = C / NH;
-  const float scale = 1.0f / std::sqrt(static_cast<float>(hs));
-  const int Tp = RoundUp8(T);
-#pragma omp parallel
-  {
-    std::vector<float> vt(static_cast<size_t>(hs) * Tp, 0.0f);
-    std::vector<float> dk(static_cast<size_t>(T) * hs), dv(static_cast<size_t>(T) * hs);
-    std::vector<float> da(T);
-#pragma omp for schedule(static)
-    for (int bh = 0; bh < B * NH; bh++) {
-      const int b = bh / NH, h = bh % NH;
-      const float* base = qkv + static_cast<size_t>(b) * T * C3;
-      float* dbase = dqkv + static_cast<size_t>(b) * T * C3;
-      for (int t2 = 0; t2 < T; t2++) {
-        const float* v = base + static_cast<size_t>(t2) * C3 + 2 * C + h * hs;
-        for (int i = 0; i < hs; i++) vt[static_cast<size_t>(i) * Tp + t2] = v[i];
-      }
-      std::fill(dk.begin(), dk.end(), 0.0f);
-      std::fill(dv.begin(), dv.end(), 0.0f);
-      for (int t = 0; t < T; t++) {
-        const int n = t + 1;
-        const float* row = att + (static_cast<size_t>(bh) * T + t) * T;
-        const float* d = dout + (static_cast<size_t>(b) * T + t) * C + h * hs;
-        RowTimesPanel(da.data(), d, vt.data(), Tp, n, hs);
-        float dot = 0.0f;
-        for (int t2 = 0; t2 < n; t2++) {
-          const float a = row[t2];
-          float* dvr = dv.data() + static_cast<size_t>(t2) * hs;
-          for (int i = 0; i < hs; i++) dvr[i] += a * d[i];
-          dot += a * da[t2];
-        }
-        for (int t2 = 0; t2 < n; t2++) da[t2] = row[t2] * (da[t2] - dot) * scale;
-        const float* q = base + static_cast<size_t>(t) * C3 + h * hs;
-        float* dq = dbase + static_cast<size_t>(t) * C3 + h * hs;
-        WeightedRowSum(dq, da.data(), base + C + h * hs, C3, n, hs);
-        for (int t2 = 0; t2 < n; t2++) {
-          const float g = da[t2];
-          float* dkr = dk.data() + static_cast<size_t>(t2) * hs;
-          for (int i = 0; i < hs; i++) dkr[i] += g * q[i];
-        }
-      }
-      for (int t2 = 0; t2 < T; t2++) {
-        float* drow = dbase + static_cast<size_t>(t2) * C3 + h * hs;
-        std::memcpy(drow + C, dk.data() + static_cast<size_t>(t2) * hs, sizeof(float) * hs);
-        std::memcpy(drow + 2 * C, dv.data() + static_cast<size_t>(t2) * hs, sizeof(float) * hs);
-      }
-    }
-  }
-}
-
-// 0.5 x (1 + tanh(u)) = x * sigmoid(2u), u = sqrt(2/pi) (x + 0.044715 x^3): one Exp.
-void GeluForward(float* out, const float* inp, int N) {
-#pragma omp parallel for schedule(static)
-  for (int i = 0; i < N; i++) {
-    const float x = inp[i];
-    const float u = kGeluScale * (x + 0.044715f * x * x * x);
-    out[i] = x / (1.0f + Exp(-2.0f * u));
-  }
-}
-
-void GeluBackward(float* dinp, const float* inp, const float* dout, int N) {
-  // d/dx [0.5 x (1 + tanh u)] = 0.5 (1 + tanh u) + 0.5 x sech^2(u) du/dx, with
-  // s = sigmoid(2u): 0.5 (1 + tanh u) = s and sech^2(u) = 4 s (1 - s).
-#pragma omp parallel for schedule(static)
-  for (int i = 0; i < N; i++) {
-    const float x = inp[i];
-    const float u = kGeluScale * (x + 0.044715f * x * x * x);
-    const float sg = 1.0f / (1.0f + Exp(-2.0f * u));
-    const float local =
-        sg + 2.0f * x * sg * (1.0f - sg) * kGeluScale * (1.0f + 3.0f * 0.044715f * x * x);
-    dinp[i] = local * dout[i];
-  }
-}
-
-void CrossEntropyForward(float* losses, const float* logits, const int* targets, int N, int V) {
-#pragma omp parallel
-  {
-    std::vector<float> e(V);
-#pragma omp for schedule(static)
-    for (int i = 0; i < N; i++) {
-      const float* z = logits + static_cast<size_t>(i) * V;
-      float maxv = -std::numeric_limits<float>::infinity();
-      for (int v = 0; v < V; v++) maxv = std::max(maxv, z[v]);
-      for (int v = 0; v < V; v++) e[v] = Exp(z[v] - maxv);
-      float sum = 0.0f;
-      for (int v = 0; v < V; v++) sum += e[v];
-      losses[i] = std::log(sum) + maxv - z[targets[i]];
-    }
-  }
-}
-
-void CrossEntropyBackward(float* logits, const int* targets, float dloss, int N, int V) {
-#pragma omp parallel for schedule(static)
-  for (int i = 0; i < N; i++) {
-    float* z = logits + static_cast<size_t>(i) * V;
-    float maxv = -std::numeric_limits<float>::infinity();
-    for (int v = 0; v < V; v++) maxv = std::max(maxv, z[v]);
-    for (int v = 0; v < V; v++) z[v] = Exp(z[v] - maxv);
-    float sum = 0.0f;
-    for (int v = 0; v < V; v++) sum += z[v];
-    const float scale = dloss / sum;
-    for (int v = 0; v < V; v++) z[v] *= scale;
-    z[targets[i]] -= dloss;
-  }
 }
 
 void ResidualForward(float* out, const float* a, const float* b, int N) {
@@ -419,6 +141,67 @@ void LayerNormBackward(float* dinp, float* dweight, float* dbias, const float* d
       dinp[static_cast<size_t>(i) * C + c] +=
           static_cast<float>((weight[c] * d[c] - a - norm * b) * rstd[i]);
     }
+  }
+}
+
+void ResidualLayerNormForward(float* out, float* mean, float* rstd, float* res, const float* skip,
+                              const float* proj_bias, const float* weight, const float* bias, int N,
+                              int C) {
+  for (int i = 0; i < N; i++) {
+    for (int c = 0; c < C; c++) {
+      float& r = res[static_cast<size_t>(i) * C + c];
+      if (skip != nullptr) r += skip[static_cast<size_t>(i) * C + c];
+      if (proj_bias != nullptr) r += proj_bias[c];
+    }
+  }
+  LayerNormForward(out, mean, rstd, res, weight, bias, N, C);
+}
+
+void BiasGeluForward(float* out, float* pre, const float* bias, int N, int OC) {
+  for (size_t i = 0; i < static_cast<size_t>(N) * OC; i++) {
+    if (bias != nullptr) pre[i] += bias[i % OC];
+    const double x = pre[i];
+    out[i] = static_cast<float>(
+        0.5 * x * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x))));
+  }
+}
+
+void GeluBackwardBias(float* dpre, float* dbias, const float* pre, const float* dout, int N,
+                      int OC) {
+  for (size_t i = 0; i < static_cast<size_t>(N) * OC; i++) {
+    const double x = pre[i], k = std::sqrt(2.0 / M_PI);
+    const double u = k * (x + 0.044715 * x * x * x), th = std::tanh(u);
+    const double grad =
+        0.5 * (1.0 + th) + 0.5 * x * (1.0 - th * th) * k * (1.0 + 3.0 * 0.044715 * x * x);
+    dpre[i] = static_cast<float>(dout[i] * grad);
+  }
+  if (dbias == nullptr) return;
+  for (int j = 0; j < OC; j++) {
+    double sum = 0;
+    for (int i = 0; i < N; i++) sum += dpre[static_cast<size_t>(i) * OC + j];
+    dbias[j] += static_cast<float>(sum);
+  }
+}
+
+void CrossEntropyForward(float* losses, float* lse, const float* logits, const int* targets, int N,
+                         int V) {
+  for (int i = 0; i < N; i++) {
+    const float* z = logits + static_cast<size_t>(i) * V;
+    double maxv = z[0], sum = 0;
+    for (int v = 1; v < V; v++) maxv = std::max(maxv, static_cast<double>(z[v]));
+    for (int v = 0; v < V; v++) sum += std::exp(z[v] - maxv);
+    const double l = maxv + std::log(sum);
+    losses[i] = static_cast<float>(l - z[targets[i]]);
+    if (lse != nullptr) lse[i] = static_cast<float>(l);
+  }
+}
+
+void CrossEntropyBackward(float* logits, const float* lse, const int* targets, float dloss, int N,
+                          int V) {
+  for (int i = 0; i < N; i++) {
+    float* z = logits + static_cast<size_t>(i) * V;
+    for (int v = 0; v < V; v++) z[v] = static_cast<float>(dloss * std::exp(z[v] - lse[i]));
+    z[targets[i]] -= dloss;
   }
 }
 

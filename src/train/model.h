@@ -99,7 +99,7 @@ class Gpt {
     float* ln1_mean;   // (L, B, T)
     float* ln1_rstd;   // (L, B, T)
     float* qkv;        // (L, B, T, 3C)
-    float* att;        // (L, B, NH, T, T) softmax; entries t2 > t stay 0
+    float* att_lse;    // (L, B, NH, T)  log-sum-exp of each attention row (attention.cc)
     float* atty;       // (L, B, T, C)
     float* residual2;  // (L, B, T, C)  block input + attention branch
     float* ln2;        // (L, B, T, C)
@@ -113,6 +113,7 @@ class Gpt {
     float* lnf_rstd;   // (B, T)
     float* logits;     // (B, T, V)
     float* losses;     // (B, T)
+    float* loss_lse;   // (B, T)  log-sum-exp of each row of logits (for the loss's backward)
     // Backward scratch, reused by every block (gradients of activations are not kept).
     float* dres;  // (B, T, C)  d loss / d residual stream at the current depth
     float* dbtc;  // (B, T, C)
@@ -123,7 +124,13 @@ class Gpt {
   ModelConfig config_;
   std::vector<ParamTensor> tensors_;
   size_t num_params_ = 0, num_acts_ = 0;
-  std::unique_ptr<float[]> params_, grads_, act_memory_;
+  // Zeroed, 2 MiB-aligned allocations that ask for transparent huge pages (model.cc).
+  struct FreeFloats {
+    void operator()(float* p) const;
+  };
+  using FloatBuffer = std::unique_ptr<float[], FreeFloats>;
+  static FloatBuffer AllocateFloats(size_t n);
+  FloatBuffer params_, grads_, act_memory_;
   Activations acts_{};
   std::vector<int> inputs_, targets_;  // (B, T) of the last Forward
   bool have_targets_ = false;

@@ -11,12 +11,20 @@
 #include "test_util.h"
 #include "train/blas.h"
 #include "train/model.h"
+#include "train/simd.h"
 
 namespace preflight::train {
 namespace {
 
 using testing::RandomVector;
 using testing::ScaledMaxDiff;
+
+// The vector paths this CPU can run (AVX2 always; AVX-512 where present).
+std::vector<SimdPath> Paths() {
+  std::vector<SimdPath> paths = {SimdPath::kAvx2};
+  if (ForceSimd(SimdPath::kAvx512)) paths.push_back(SimdPath::kAvx512);
+  return paths;
+}
 
 TEST(Sgemm, MatchesReferenceLoopOnAwkwardShapes) {
   Rng rng(1);
@@ -67,26 +75,31 @@ TEST(Sgemm, ThreadedSlabsGiveTheSameBitsAsOneThread) {
 }
 
 TEST(Kernels, LayerNormMatchesReference) {
-  Rng rng(2);
-  for (auto [N, C] : {std::pair{1, 1}, {5, 3}, {70, 33}, {130, 128}}) {
-    auto x = RandomVector(static_cast<size_t>(N) * C, rng, 2.0f);
-    auto w = RandomVector(C, rng), b = RandomVector(C, rng), d = RandomVector(x.size(), rng);
-    std::vector<float> out(x.size()), mean(N), rstd(N), out_r(x.size()), mean_r(N), rstd_r(N);
-    LayerNormForward(out.data(), mean.data(), rstd.data(), x.data(), w.data(), b.data(), N, C);
-    reference::LayerNormForward(out_r.data(), mean_r.data(), rstd_r.data(), x.data(), w.data(),
-                                b.data(), N, C);
-    EXPECT_LT(ScaledMaxDiff(out, out_r), 1e-5) << N << "x" << C;
-    EXPECT_LT(ScaledMaxDiff(rstd, rstd_r), 1e-5);
-    std::vector<float> dx(x.size(), 0.5f), dw(C, 0.25f), db(C, -1.0f);
-    auto dx_r = dx, dw_r = dw, db_r = db;
-    LayerNormBackward(dx.data(), dw.data(), db.data(), d.data(), x.data(), w.data(), mean.data(),
-                      rstd.data(), N, C);
-    reference::LayerNormBackward(dx_r.data(), dw_r.data(), db_r.data(), d.data(), x.data(),
-                                 w.data(), mean.data(), rstd.data(), N, C);
-    EXPECT_LT(ScaledMaxDiff(dx, dx_r), 1e-4) << N << "x" << C;
-    EXPECT_LT(ScaledMaxDiff(dw, dw_r), 1e-4);
-    EXPECT_LT(ScaledMaxDiff(db, db_r), 1e-4);
+  const SimdPath active = ActiveSimd();
+  for (SimdPath path : Paths()) {
+    ASSERT_TRUE(ForceSimd(path));
+    Rng rng(2);
+    for (auto [N, C] : {std::pair{1, 1}, {5, 3}, {70, 33}, {130, 128}}) {
+      auto x = RandomVector(static_cast<size_t>(N) * C, rng, 2.0f);
+      auto w = RandomVector(C, rng), b = RandomVector(C, rng), d = RandomVector(x.size(), rng);
+      std::vector<float> out(x.size()), mean(N), rstd(N), out_r(x.size()), mean_r(N), rstd_r(N);
+      LayerNormForward(out.data(), mean.data(), rstd.data(), x.data(), w.data(), b.data(), N, C);
+      reference::LayerNormForward(out_r.data(), mean_r.data(), rstd_r.data(), x.data(), w.data(),
+                                  b.data(), N, C);
+      EXPECT_LT(ScaledMaxDiff(out, out_r), 1e-5) << N << "x" << C;
+      EXPECT_LT(ScaledMaxDiff(rstd, rstd_r), 1e-5);
+      std::vector<float> dx(x.size(), 0.5f), dw(C, 0.25f), db(C, -1.0f);
+      auto dx_r = dx, dw_r = dw, db_r = db;
+      LayerNormBackward(dx.data(), dw.data(), db.data(), d.data(), x.data(), w.data(), mean.data(),
+                        rstd.data(), N, C);
+      reference::LayerNormBackward(dx_r.data(), dw_r.data(), db_r.data(), d.data(), x.data(),
+                                   w.data(), mean.data(), rstd.data(), N, C);
+      EXPECT_LT(ScaledMaxDiff(dx, dx_r), 1e-4) << N << "x" << C;
+      EXPECT_LT(ScaledMaxDiff(dw, dw_r), 1e-4);
+      EXPECT_LT(ScaledMaxDiff(db, db_r), 1e-4);
+    }
   }
+  ForceSimd(active);
 }
 
 TEST(Kernels, MatmulMatchesReference) {
@@ -120,22 +133,133 @@ TEST(Kernels, MatmulMatchesReference) {
 }
 
 TEST(Kernels, AttentionMatchesReference) {
-  Rng rng(4);
-  for (auto [B, T, C, NH] :
-       {std::tuple{1, 1, 4, 1}, {2, 7, 12, 3}, {3, 33, 40, 5}, {2, 64, 64, 2}, {1, 130, 32, 4}}) {
-    auto qkv = RandomVector(static_cast<size_t>(B) * T * 3 * C, rng);
-    auto d = RandomVector(static_cast<size_t>(B) * T * C, rng);
-    const size_t att_n = static_cast<size_t>(B) * NH * T * T;
-    std::vector<float> out(d.size()), out_r(d.size()), att(att_n), att_r(att_n);
-    AttentionForward(out.data(), att.data(), qkv.data(), B, T, C, NH);
-    reference::AttentionForward(out_r.data(), att_r.data(), qkv.data(), B, T, C, NH);
-    EXPECT_LT(ScaledMaxDiff(out, out_r), 1e-5) << B << " " << T << " " << C << " " << NH;
-    EXPECT_LT(ScaledMaxDiff(att, att_r), 1e-5);
-    std::vector<float> dqkv(qkv.size(), 7.0f), dqkv_r(qkv.size());
-    AttentionBackward(dqkv.data(), d.data(), qkv.data(), att.data(), B, T, C, NH);
-    reference::AttentionBackward(dqkv_r.data(), d.data(), qkv.data(), att.data(), B, T, C, NH);
-    EXPECT_LT(ScaledMaxDiff(dqkv, dqkv_r), 1e-5) << B << " " << T << " " << C << " " << NH;
+  const SimdPath active = ActiveSimd();
+  for (SimdPath path : Paths()) {
+    ASSERT_TRUE(ForceSimd(path));
+    Rng rng(4);
+    for (auto [B, T, C, NH] : {std::tuple{1, 1, 4, 1},
+                               {2, 7, 12, 3},
+                               {3, 33, 40, 5},
+                               {2, 64, 64, 2},
+                               {1, 130, 32, 4},
+                               {1, 97, 96, 2},
+                               {1, 256, 64, 2}}) {
+      auto qkv = RandomVector(static_cast<size_t>(B) * T * 3 * C, rng, 2.0f);
+      auto d = RandomVector(static_cast<size_t>(B) * T * C, rng);
+      const size_t att_n = static_cast<size_t>(B) * NH * T * T;
+      std::vector<float> out(d.size()), out_r(d.size()), lse(static_cast<size_t>(B) * NH * T),
+          att_r(att_n);
+      AttentionForward(out.data(), lse.data(), qkv.data(), B, T, C, NH);
+      reference::AttentionForward(out_r.data(), att_r.data(), qkv.data(), B, T, C, NH);
+      const char* name = SimdName(path);
+      EXPECT_LT(ScaledMaxDiff(out, out_r), 1e-5) << name << " " << B << " " << T << " " << C;
+      std::vector<float> dqkv(qkv.size(), 7.0f), dqkv_r(qkv.size());
+      AttentionBackward(dqkv.data(), d.data(), qkv.data(), out.data(), lse.data(), B, T, C, NH);
+      reference::AttentionBackward(dqkv_r.data(), d.data(), qkv.data(), att_r.data(), B, T, C, NH);
+      EXPECT_LT(ScaledMaxDiff(dqkv, dqkv_r), 1e-5) << name << " " << B << " " << T << " " << C;
+    }
   }
+  ForceSimd(active);
+}
+
+TEST(Kernels, FusedPassesMatchReference) {
+  const SimdPath active = ActiveSimd();
+  for (SimdPath path : Paths()) {
+    ASSERT_TRUE(ForceSimd(path));
+    Rng rng(7);
+    for (auto [N, C] : {std::pair{1, 1}, {5, 3}, {70, 33}, {130, 128}, {67, 17}}) {
+      const size_t n = static_cast<size_t>(N) * C;
+      auto res = RandomVector(n, rng, 2.0f), skip = RandomVector(n, rng);
+      auto pb = RandomVector(C, rng), w = RandomVector(C, rng), b = RandomVector(C, rng);
+      auto res_r = res;
+      std::vector<float> out(n), mean(N), rstd(N), out_r(n), mean_r(N), rstd_r(N);
+      ResidualLayerNormForward(out.data(), mean.data(), rstd.data(), res.data(), skip.data(),
+                               pb.data(), w.data(), b.data(), N, C);
+      reference::ResidualLayerNormForward(out_r.data(), mean_r.data(), rstd_r.data(), res_r.data(),
+                                          skip.data(), pb.data(), w.data(), b.data(), N, C);
+      const char* name = SimdName(path);
+      EXPECT_LT(ScaledMaxDiff(res, res_r), 1e-6) << name << " " << N << "x" << C;
+      EXPECT_LT(ScaledMaxDiff(out, out_r), 1e-5) << name << " " << N << "x" << C;
+      EXPECT_LT(ScaledMaxDiff(rstd, rstd_r), 1e-5) << name << " " << N << "x" << C;
+      // The fused LayerNorm gives LayerNormForward's bits on the summed rows.
+      std::vector<float> out2(n), mean2(N), rstd2(N);
+      LayerNormForward(out2.data(), mean2.data(), rstd2.data(), res.data(), w.data(), b.data(), N,
+                       C);
+      EXPECT_EQ(out, out2);
+      EXPECT_EQ(rstd, rstd2);
+
+      auto pre = RandomVector(n, rng, 3.0f), d = RandomVector(n, rng);
+      auto pre_r = pre;
+      std::vector<float> g(n), g_r(n), db(C, 0.5f), db_r(C, 0.5f), dp(n), dp_r(n);
+      BiasGeluForward(g.data(), pre.data(), pb.data(), N, C);
+      reference::BiasGeluForward(g_r.data(), pre_r.data(), pb.data(), N, C);
+      EXPECT_LT(ScaledMaxDiff(pre, pre_r), 1e-6) << name << " " << N << "x" << C;
+      EXPECT_LT(ScaledMaxDiff(g, g_r), 1e-5) << name << " " << N << "x" << C;
+      GeluBackwardBias(dp.data(), db.data(), pre.data(), d.data(), N, C);
+      reference::GeluBackwardBias(dp_r.data(), db_r.data(), pre.data(), d.data(), N, C);
+      EXPECT_LT(ScaledMaxDiff(dp, dp_r), 1e-5) << name << " " << N << "x" << C;
+      EXPECT_LT(ScaledMaxDiff(db, db_r), 1e-5) << name << " " << N << "x" << C;
+
+      std::vector<int> targets(N);
+      for (int i = 0; i < N; i++) targets[i] = static_cast<int>(rng.Below(C));
+      auto z = RandomVector(n, rng, 4.0f);
+      auto z_r = z;
+      std::vector<float> losses(N), lse(N), losses_r(N), lse_r(N);
+      CrossEntropyForward(losses.data(), lse.data(), z.data(), targets.data(), N, C);
+      reference::CrossEntropyForward(losses_r.data(), lse_r.data(), z.data(), targets.data(), N, C);
+      EXPECT_LT(ScaledMaxDiff(losses, losses_r), 1e-5) << name << " " << N << "x" << C;
+      EXPECT_LT(ScaledMaxDiff(lse, lse_r), 1e-5) << name << " " << N << "x" << C;
+      CrossEntropyBackward(z.data(), lse.data(), targets.data(), 0.25f, N, C);
+      reference::CrossEntropyBackward(z_r.data(), lse_r.data(), targets.data(), 0.25f, N, C);
+      EXPECT_LT(ScaledMaxDiff(z, z_r), 1e-5) << name << " " << N << "x" << C;
+    }
+  }
+  ForceSimd(active);
+}
+
+// A model big enough that every GEMM splits into several slabs per thread and every row loop
+// into many blocks: loss and gradients must not depend on the thread count.
+TEST(Kernels, WholeModelGivesTheSameBitsOnAnyThreadCount) {
+  ModelConfig cfg{.layers = 2, .d_model = 64, .heads = 2, .context = 128, .batch = 8};
+  Rng rng(17);
+  std::vector<int> inputs(cfg.batch * cfg.context), targets(inputs.size());
+  for (size_t i = 0; i < inputs.size(); i++) {
+    inputs[i] = static_cast<int>(rng.Below(kVocabSize));
+    targets[i] = static_cast<int>(rng.Below(kVocabSize));
+  }
+  std::vector<std::vector<float>> results;
+  for (int threads : {1, 2, 3}) {
+    SetThreads(threads);
+    Gpt model(cfg);
+    model.InitWeights(4);
+    std::vector<float> r = {model.Forward(inputs.data(), targets.data())};
+    model.ZeroGrad();
+    model.Backward();
+    r.insert(r.end(), model.grads(), model.grads() + model.num_params());
+    results.push_back(r);
+  }
+  SetThreads(1);
+  EXPECT_TRUE(results[0] == results[1]);
+  EXPECT_TRUE(results[0] == results[2]);
+}
+
+TEST(Kernels, AttentionGivesTheSameBitsOnAnyThreadCount) {
+  Rng rng(6);
+  const int B = 3, T = 70, C = 64, NH = 2;
+  auto qkv = RandomVector(static_cast<size_t>(B) * T * 3 * C, rng);
+  auto d = RandomVector(static_cast<size_t>(B) * T * C, rng);
+  std::vector<std::vector<float>> results;
+  for (int threads : {1, 2, 3}) {
+    SetThreads(threads);
+    std::vector<float> out(d.size()), lse(static_cast<size_t>(B) * NH * T), dqkv(qkv.size());
+    AttentionForward(out.data(), lse.data(), qkv.data(), B, T, C, NH);
+    AttentionBackward(dqkv.data(), d.data(), qkv.data(), out.data(), lse.data(), B, T, C, NH);
+    out.insert(out.end(), dqkv.begin(), dqkv.end());
+    results.push_back(out);
+  }
+  SetThreads(1);
+  EXPECT_EQ(results[0], results[1]);
+  EXPECT_EQ(results[0], results[2]);
 }
 
 // ---- finite differences ---------------------------------------------------------------------
@@ -212,14 +336,14 @@ TEST(GradCheck, Attention) {
   for (auto [B, T, C, NH] : {std::tuple{1, 5, 6, 2}, {2, 9, 12, 3}}) {
     auto qkv = RandomVector(B * T * 3 * C, rng);
     auto r = RandomVector(B * T * C, rng);
-    std::vector<float> out(B * T * C), att(B * NH * T * T);
+    std::vector<float> out(B * T * C), lse(B * NH * T);
     auto loss = [&] {
-      AttentionForward(out.data(), att.data(), qkv.data(), B, T, C, NH);
+      AttentionForward(out.data(), lse.data(), qkv.data(), B, T, C, NH);
       return Dot(out, r);
     };
     loss();
     std::vector<float> dqkv(qkv.size());
-    AttentionBackward(dqkv.data(), r.data(), qkv.data(), att.data(), B, T, C, NH);
+    AttentionBackward(dqkv.data(), r.data(), qkv.data(), out.data(), lse.data(), B, T, C, NH);
     ExpectGradientMatches("attention dqkv", qkv, dqkv, loss, rng, 40);
   }
 }
@@ -242,15 +366,16 @@ TEST(GradCheck, CrossEntropy) {
   const int N = 4, V = 13;
   auto logits = RandomVector(N * V, rng, 2.0f);
   std::vector<int> targets = {0, 12, 5, 5};
-  std::vector<float> losses(N);
+  std::vector<float> losses(N), lse(N);
   auto loss = [&] {
-    CrossEntropyForward(losses.data(), logits.data(), targets.data(), N, V);
+    CrossEntropyForward(losses.data(), lse.data(), logits.data(), targets.data(), N, V);
     double s = 0;
     for (float l : losses) s += l;
     return s / N;
   };
+  loss();
   std::vector<float> grad = logits;
-  CrossEntropyBackward(grad.data(), targets.data(), 1.0f / N, N, V);
+  CrossEntropyBackward(grad.data(), lse.data(), targets.data(), 1.0f / N, N, V);
   ExpectGradientMatches("cross-entropy dlogits", logits, grad, loss, rng);
 }
 
