@@ -150,21 +150,24 @@ Result<TrainOptions> ResolveOptions(const TrainOptions& options) {
   return o;
 }
 
-Result<TrainResult> TrainOnDocuments(const TrainOptions& options,
-                                     const std::vector<std::string>& train_docs,
-                                     const std::vector<std::string>& eval_docs,
-                                     const std::function<void(const StepInfo&)>& on_step) {
-  CostMeter meter;
-  PF_ASSIGN_OR_RETURN(const TrainOptions o, ResolveOptions(options));
-  const ModelConfig& cfg = o.model;
-  const int B = cfg.batch, T = cfg.context;
+namespace {
+
+// The tokens of both sets and the fixed eval windows, checked for size.
+struct TokenSets {
+  std::vector<uint16_t> train, eval;
+  std::vector<EvalWindow> windows;
+};
+
+Result<TokenSets> PrepareTokens(const TrainOptions& o, const std::vector<std::string>& train_docs,
+                                const std::vector<std::string>& eval_docs) {
+  const int T = o.model.context;
   const std::string data_name = o.data_path.empty() ? "training data" : o.data_path;
   const std::string eval_name = o.eval_path.empty() ? "eval data" : o.eval_path;
-
-  const std::vector<uint16_t> train_tokens = Tokenize(train_docs);
-  if (train_tokens.size() < static_cast<size_t>(T) + 1) {
+  TokenSets sets;
+  sets.train = Tokenize(train_docs);
+  if (sets.train.size() < static_cast<size_t>(T) + 1) {
     return Status::InvalidArgument(
-        data_name + ": " + std::to_string(train_tokens.size()) +
+        data_name + ": " + std::to_string(sets.train.size()) +
         " tokens (bytes plus one boundary per document), fewer than one context window of " +
         std::to_string(T + 1) + "; give more data or a smaller --context");
   }
@@ -173,263 +176,337 @@ Result<TrainResult> TrainOnDocuments(const TrainOptions& options,
                                    ": the eval set is empty; give a held-out JSONL "
                                    "file with at least one document");
   }
-  const std::vector<uint16_t> eval_tokens = Tokenize(eval_docs);
-  if (eval_tokens.size() < static_cast<size_t>(T) + 1) {
-    return Status::InvalidArgument(eval_name + ": " + std::to_string(eval_tokens.size()) +
+  sets.eval = Tokenize(eval_docs);
+  if (sets.eval.size() < static_cast<size_t>(T) + 1) {
+    return Status::InvalidArgument(eval_name + ": " + std::to_string(sets.eval.size()) +
                                    " tokens, fewer than one context window of " +
                                    std::to_string(T + 1) +
-                                   "; give more held-out text or a "
-                                   "smaller --context");
+                                   "; give more held-out text or a smaller --context");
   }
-  const std::vector<EvalWindow> windows =
-      MakeEvalWindows(static_cast<int64_t>(eval_tokens.size()), T, o.eval_max_windows);
+  sets.windows = MakeEvalWindows(static_cast<int64_t>(sets.eval.size()), T, o.eval_max_windows);
+  return sets;
+}
 
-  SetThreads(o.threads);
-  Gpt model(cfg);
-  model.InitWeights(o.seed);
-  const size_t n = model.num_params();
-  std::vector<float> adam_m(n, 0.0f), adam_v(n, 0.0f);
-  WindowSampler sampler(&train_tokens, T, o.seed ^ kSamplerSalt);
-  AdamWConfig adam{o.beta1, o.beta2, 1e-8f, o.weight_decay};
+// Everything a run carries from step to step: the model, the optimizer's moments, the window
+// sampler, the schedule's state, the curve and the measurements. A checkpoint is this state.
+struct RunState {
+  RunState(const TrainOptions& options, const TokenSets& sets, const Schedule& sched)
+      : o(options),
+        tokens(sets),
+        schedule(sched),
+        model(options.model),
+        sampler(&sets.train, options.model.context, options.seed ^ kSamplerSalt) {}
 
+  const TrainOptions& o;
+  const TokenSets& tokens;
+  const Schedule& schedule;
+  CostMeter meter;
+  Gpt model;
+  std::vector<float> adam_m, adam_v;
+  WindowSampler sampler;
   TrainResult result;
-  result.params = ParamCount(cfg);
-  result.tokens_per_step = static_cast<int64_t>(B) * T;
-  result.flops_per_step = FlopsPerToken(cfg) * static_cast<double>(result.tokens_per_step);
-  result.final_train_loss = std::nanf("");
-
   // The schedule: what it freezes and when, or when it stops.
-  PF_ASSIGN_OR_RETURN(const Schedule schedule, ParseSchedule(o.schedule, cfg.layers));
-  result.schedule = o.schedule;
-  const bool freezes = schedule.kind == Schedule::Kind::kFreeze;
-  const Trainable frozen_mask = schedule.Frozen(cfg.layers);
-  const double tokens = static_cast<double>(result.tokens_per_step);
-  result.frozen_flops_per_step =
-      freezes ? FlopsPerTokenTrainable(cfg, frozen_mask) * tokens : result.flops_per_step;
-  const int64_t freeze_step = freezes && !schedule.adaptive ? schedule.FreezeStep(o.steps) : -1;
-  const int64_t window = schedule.window > 0 ? schedule.window : o.eval_every;
+  bool freezes = false;
+  Trainable frozen_mask;
+  int64_t freeze_step = -1, window = 0;
   std::vector<std::pair<size_t, size_t>> watched;
   std::vector<float> snapshot;
   size_t watched_floats = 0;
-  if (freezes && schedule.adaptive) {
-    watched = WatchedRanges(model, frozen_mask);
-    for (const auto& r : watched) watched_floats += r.second;
-  }
   int64_t frozen_at = -1, last_check = -1;
-  double flops_done = 0, train_core_seconds = 0;
   std::unique_ptr<EarlyStop> early;
-  if (schedule.kind == Schedule::Kind::kEarlyStop) {
-    early = std::make_unique<EarlyStop>(schedule.patience, schedule.min_delta);
-  }
   bool stop_early = false;
-
-  const std::string fingerprint = Fingerprint(o, TokensHash(train_tokens), TokensHash(eval_tokens));
-  const std::string ckpt_path = o.run_dir.empty() ? "" : JoinPath(o.run_dir, "checkpoint.bin");
-  const std::string curve_path = o.run_dir.empty() ? "" : JoinPath(o.run_dir, "curve.jsonl");
+  // Progress and measurements, over every invocation of this run.
+  std::string fingerprint, ckpt_path, curve_path;
   int64_t step = 0, last_saved = -1;
-  double prior_train_seconds = 0, prior_core_seconds = 0;
+  double prior_train_seconds = 0, prior_core_seconds = 0, flops_done = 0, train_core_seconds = 0;
   std::vector<EvalPoint> curve;
+};
 
-  if (!o.run_dir.empty()) {
-    PF_RETURN_IF_ERROR(MakeDirectories(o.run_dir));
-    if (PathExists(ckpt_path)) {
-      PF_ASSIGN_OR_RETURN(Checkpoint c, ReadCheckpoint(ckpt_path));
-      if (c.fingerprint != fingerprint) {
-        return Status::InvalidArgument(
-            ckpt_path +
-            ": this run folder holds a checkpoint of a different run (model, steps, "
-            "seed, schedule or data differ); use a new --out folder, or delete it to start over");
-      }
-      if (c.params.size() != n) return Status::Corruption(ckpt_path + ": parameter count differs");
-      std::copy(c.params.begin(), c.params.end(), model.params());
-      adam_m = std::move(c.adam_m);
-      adam_v = std::move(c.adam_v);
-      sampler.rng().set_state(c.rng);
-      step = last_saved = c.step;
-      for (const auto& p : c.curve) {
-        curve.push_back({p.step, p.eval_bpb, p.flops, p.train_seconds, p.core_seconds});
-      }
-      prior_train_seconds = c.train_seconds;
-      prior_core_seconds = c.core_seconds;
-      // A checkpoint from before schedules existed is of a plain run: every step cost the same.
-      flops_done = c.flops >= 0 ? c.flops : static_cast<double>(c.step) * result.flops_per_step;
-      train_core_seconds = std::max(0.0, c.train_core_seconds);
-      frozen_at = c.frozen_at;
-      last_check = c.last_check;
-      result.trigger_seconds = c.trigger_seconds;
-      result.trigger_core_seconds = c.trigger_core_seconds;
-      result.trigger_flops = c.trigger_flops;
-      snapshot = std::move(c.snapshot);
-      if (!watched.empty() && frozen_at < 0 && last_check >= 0 &&
-          snapshot.size() != watched_floats) {
-        return Status::Corruption(ckpt_path +
-                                  ": the adaptive trigger's snapshot is missing or "
-                                  "of the wrong size; delete the run folder to start over");
-      }
-      if (frozen_at >= 0) model.SetTrainable(frozen_mask);
-      // Early stopping's state is a function of the curve: replay it.
-      for (const EvalPoint& p : curve) {
-        if (early && early->Observe(p.eval_bpb)) stop_early = true;
-      }
-      result.resumed = true;
-      // The curve file may hold a point written after this checkpoint; the checkpoint rules.
-      PF_RETURN_IF_ERROR(WriteCurve(curve_path, curve));
+void InitRun(RunState& r) {
+  const TrainOptions& o = r.o;
+  const ModelConfig& cfg = o.model;
+  r.model.InitWeights(o.seed);
+  r.adam_m.assign(r.model.num_params(), 0.0f);
+  r.adam_v.assign(r.model.num_params(), 0.0f);
+  TrainResult& result = r.result;
+  result.params = ParamCount(cfg);
+  result.tokens_per_step = static_cast<int64_t>(cfg.batch) * cfg.context;
+  result.flops_per_step = FlopsPerToken(cfg) * static_cast<double>(result.tokens_per_step);
+  result.final_train_loss = std::nanf("");
+  result.schedule = o.schedule;
+  const Schedule& schedule = r.schedule;
+  r.freezes = schedule.kind == Schedule::Kind::kFreeze;
+  r.frozen_mask = schedule.Frozen(cfg.layers);
+  result.frozen_flops_per_step =
+      r.freezes ? FlopsPerTokenTrainable(cfg, r.frozen_mask) * result.tokens_per_step
+                : result.flops_per_step;
+  r.freeze_step = r.freezes && !schedule.adaptive ? schedule.FreezeStep(o.steps) : -1;
+  r.window = schedule.window > 0 ? schedule.window : o.eval_every;
+  if (r.freezes && schedule.adaptive) {
+    r.watched = WatchedRanges(r.model, r.frozen_mask);
+    for (const auto& range : r.watched) r.watched_floats += range.second;
+  }
+  if (schedule.kind == Schedule::Kind::kEarlyStop) {
+    r.early = std::make_unique<EarlyStop>(schedule.patience, schedule.min_delta);
+  }
+  r.fingerprint = Fingerprint(o, TokensHash(r.tokens.train), TokensHash(r.tokens.eval));
+  r.ckpt_path = o.run_dir.empty() ? "" : JoinPath(o.run_dir, "checkpoint.bin");
+  r.curve_path = o.run_dir.empty() ? "" : JoinPath(o.run_dir, "curve.jsonl");
+}
+
+// Picks the run up where its checkpoint left it (the same run only: fingerprints must match).
+Status Resume(RunState& r, Checkpoint c) {
+  if (c.fingerprint != r.fingerprint) {
+    return Status::InvalidArgument(
+        r.ckpt_path +
+        ": this run folder holds a checkpoint of a different run (model, steps, seed, schedule or "
+        "data differ); use a new --out folder, or delete it to start over");
+  }
+  if (c.params.size() != r.model.num_params()) {
+    return Status::Corruption(r.ckpt_path + ": parameter count differs");
+  }
+  std::copy(c.params.begin(), c.params.end(), r.model.params());
+  r.adam_m = std::move(c.adam_m);
+  r.adam_v = std::move(c.adam_v);
+  r.sampler.rng().set_state(c.rng);
+  r.step = r.last_saved = c.step;
+  for (const auto& p : c.curve) {
+    r.curve.push_back({p.step, p.eval_bpb, p.flops, p.train_seconds, p.core_seconds});
+  }
+  r.prior_train_seconds = c.train_seconds;
+  r.prior_core_seconds = c.core_seconds;
+  // A checkpoint from before schedules existed is of a plain run: every step cost the same.
+  r.flops_done = c.flops >= 0 ? c.flops : static_cast<double>(c.step) * r.result.flops_per_step;
+  r.train_core_seconds = std::max(0.0, c.train_core_seconds);
+  r.frozen_at = c.frozen_at;
+  r.last_check = c.last_check;
+  r.result.trigger_seconds = c.trigger_seconds;
+  r.result.trigger_core_seconds = c.trigger_core_seconds;
+  r.result.trigger_flops = c.trigger_flops;
+  r.snapshot = std::move(c.snapshot);
+  if (!r.watched.empty() && r.frozen_at < 0 && r.last_check >= 0 &&
+      r.snapshot.size() != r.watched_floats) {
+    return Status::Corruption(r.ckpt_path +
+                              ": the adaptive trigger's snapshot is missing or of the wrong size; "
+                              "delete the run folder to start over");
+  }
+  if (r.frozen_at >= 0) r.model.SetTrainable(r.frozen_mask);
+  // Early stopping's state is a function of the curve: replay it.
+  for (const EvalPoint& p : r.curve) {
+    if (r.early && r.early->Observe(p.eval_bpb)) r.stop_early = true;
+  }
+  r.result.resumed = true;
+  // The curve file may hold a point written after this checkpoint; the checkpoint rules.
+  return WriteCurve(r.curve_path, r.curve);
+}
+
+Status SaveCheckpoint(RunState& r) {
+  if (r.ckpt_path.empty() || r.last_saved == r.step) return Status::Ok();
+  Checkpoint c;
+  c.fingerprint = r.fingerprint;
+  c.step = r.step;
+  c.rng = r.sampler.rng().state();
+  for (const EvalPoint& p : r.curve) {
+    c.curve.push_back({p.step, p.eval_bpb, p.flops, p.train_seconds, p.core_seconds});
+  }
+  c.train_seconds = r.prior_train_seconds + r.result.train_seconds;
+  c.core_seconds = r.prior_core_seconds + r.meter.core_seconds();
+  c.params.assign(r.model.params(), r.model.params() + r.model.num_params());
+  c.adam_m = r.adam_m;
+  c.adam_v = r.adam_v;
+  c.flops = r.flops_done;
+  c.train_core_seconds = r.train_core_seconds;
+  c.frozen_at = r.frozen_at;
+  c.last_check = r.last_check;
+  c.trigger_seconds = r.result.trigger_seconds;
+  c.trigger_core_seconds = r.result.trigger_core_seconds;
+  c.trigger_flops = r.result.trigger_flops;
+  if (r.frozen_at < 0) c.snapshot = r.snapshot;  // frozen: the trigger is done, nothing to keep
+  PF_RETURN_IF_ERROR(WriteCheckpoint(r.ckpt_path, c));
+  r.last_saved = r.step;
+  return Status::Ok();
+}
+
+Status Diverged(const RunState& r, const char* what, double value) {
+  const std::string kept = r.last_saved >= 0
+                               ? "the last good checkpoint (step " + std::to_string(r.last_saved) +
+                                     ") is kept in " + r.ckpt_path
+                               : "no checkpoint was written";
+  return Status::InvalidArgument("training diverged at step " + std::to_string(r.step + 1) + ": " +
+                                 what + " is " + NonFinite(value) + "; " + kept + "; lower --lr");
+}
+
+// The schedule acts before the step it concerns (and before the checkpoint of this step, so that
+// a resume here sees the same state): a fixed freeze at its step, or the adaptive trigger's check.
+void ApplySchedule(RunState& r) {
+  const Schedule& schedule = r.schedule;
+  if (!r.freezes || r.frozen_at >= 0 || r.step >= r.o.steps) return;
+  if (!schedule.adaptive) {
+    if (r.step >= r.freeze_step) {
+      r.frozen_at = r.freeze_step;
+      r.model.SetTrainable(r.frozen_mask);
+    }
+    return;
+  }
+  if (r.step % r.window != 0 || r.step == r.last_check) return;
+  CostMeter trigger;
+  if (r.snapshot.empty()) {
+    r.snapshot.assign(r.watched_floats, 0.0f);
+    RelativeChangeAndSnapshot(r.model.params(), r.watched, r.snapshot);  // the first snapshot
+  } else {
+    const double change = RelativeChangeAndSnapshot(r.model.params(), r.watched, r.snapshot);
+    r.result.trigger_trace.push_back({r.step, change});
+    if (change < schedule.threshold) {
+      r.frozen_at = r.step;
+      r.model.SetTrainable(r.frozen_mask);
+      r.snapshot.clear();
     }
   }
+  r.last_check = r.step;
+  r.result.trigger_flops += 5.0 * static_cast<double>(r.watched_floats);
+  r.result.trigger_seconds += trigger.wall_seconds();
+  r.result.trigger_core_seconds += trigger.core_seconds();
+}
 
-  auto save = [&]() -> Status {
-    if (ckpt_path.empty() || last_saved == step) return Status::Ok();
-    Checkpoint c;
-    c.fingerprint = fingerprint;
-    c.step = step;
-    c.rng = sampler.rng().state();
-    for (const EvalPoint& p : curve) {
-      c.curve.push_back({p.step, p.eval_bpb, p.flops, p.train_seconds, p.core_seconds});
-    }
-    c.train_seconds = prior_train_seconds + result.train_seconds;
-    c.core_seconds = prior_core_seconds + meter.core_seconds();
-    c.params.assign(model.params(), model.params() + n);
-    c.adam_m = adam_m;
-    c.adam_v = adam_v;
-    c.flops = flops_done;
-    c.train_core_seconds = train_core_seconds;
-    c.frozen_at = frozen_at;
-    c.last_check = last_check;
-    c.trigger_seconds = result.trigger_seconds;
-    c.trigger_core_seconds = result.trigger_core_seconds;
-    c.trigger_flops = result.trigger_flops;
-    if (frozen_at < 0) c.snapshot = snapshot;  // frozen: the trigger is done, nothing to keep
-    PF_RETURN_IF_ERROR(WriteCheckpoint(ckpt_path, c));
-    last_saved = step;
-    return Status::Ok();
-  };
-  auto diverged = [&](const char* what, double value) {
-    std::string kept = last_saved >= 0
-                           ? "the last good checkpoint (step " + std::to_string(last_saved) +
-                                 ") is kept in " + ckpt_path
-                           : "no checkpoint was written";
-    return Status::InvalidArgument("training diverged at step " + std::to_string(step + 1) + ": " +
-                                   what + " is " + NonFinite(value) + "; " + kept + "; lower --lr");
-  };
+// Evaluates when an eval is due at this step; returns whether one ran.
+Result<bool> EvalIfDue(RunState& r, std::vector<int>& inputs, std::vector<int>& targets,
+                       const std::function<void(const StepInfo&)>& on_step) {
+  const bool due = (r.step % r.o.eval_every == 0 || r.step == r.o.steps) &&
+                   (r.curve.empty() || r.curve.back().step != r.step);
+  if (!due) return false;
+  const double bpb = Evaluate(r.model, r.tokens.eval, r.tokens.windows, inputs, targets);
+  if (!std::isfinite(bpb)) return Diverged(r, "the eval loss", bpb);
+  r.curve.push_back({r.step, bpb, r.flops_done, r.prior_train_seconds + r.result.train_seconds,
+                     r.train_core_seconds});
+  if (r.early && r.early->Observe(bpb)) r.stop_early = true;
+  if (!r.curve_path.empty()) PF_RETURN_IF_ERROR(WriteCurve(r.curve_path, r.curve));
+  if (on_step) {
+    StepInfo info;
+    info.step = r.step;
+    info.steps = r.o.steps;
+    info.loss = std::nanf("");
+    info.eval_bpb = bpb;
+    on_step(info);
+  }
+  return true;
+}
 
-  std::vector<int> inputs(static_cast<size_t>(B) * T), targets(static_cast<size_t>(B) * T);
-  const int64_t first_step = step;
-  const double t0 = WallSeconds();
-  result.completed = true;
+// One optimizer step; `since` and `first_step` give the throughput this invocation reports.
+Status Step(RunState& r, std::vector<int>& inputs, std::vector<int>& targets, double since,
+            int64_t first_step, const std::function<void(const StepInfo&)>& on_step) {
+  const TrainOptions& o = r.o;
+  const double ts = WallSeconds();
+  const double cs = ProcessCpuSeconds();
+  const double step_flops =
+      r.model.trainable().AllTrainable()
+          ? r.result.flops_per_step
+          : FlopsPerTokenTrainable(o.model, r.model.trainable()) * r.result.tokens_per_step;
+  const float lr = LearningRate(r.step, o.steps, o.warmup_steps, o.lr, o.min_lr_ratio);
+  r.sampler.Next(o.model.batch, inputs.data(), targets.data());
+  const AdamWConfig adam{o.beta1, o.beta2, 1e-8f, o.weight_decay};
+  const StepStats stats = TrainStep(r.model, r.adam_m.data(), r.adam_v.data(), inputs.data(),
+                                    targets.data(), lr, r.step + 1, adam, o.grad_clip);
+  if (!std::isfinite(stats.loss)) return Diverged(r, "the training loss", stats.loss);
+  if (!std::isfinite(stats.grad_norm)) return Diverged(r, "the gradient norm", stats.grad_norm);
+  r.step++;
+  r.flops_done += step_flops;
+  r.result.train_seconds += WallSeconds() - ts;
+  r.train_core_seconds += ProcessCpuSeconds() - cs;
+  r.result.final_train_loss = stats.loss;
+  if (on_step) {
+    StepInfo info;
+    info.step = r.step;
+    info.steps = o.steps;
+    info.loss = stats.loss;
+    info.lr = lr;
+    info.tokens_per_second = static_cast<double>(r.step - first_step) * r.result.tokens_per_step /
+                             std::max(1e-9, WallSeconds() - since);
+    info.eval_bpb = std::nan("");
+    on_step(info);
+  }
+  return Status::Ok();
+}
+
+// Evals, checkpoints and steps until the budget, an early stop or stop_after_step.
+Status RunLoop(RunState& r, const std::function<void(const StepInfo&)>& on_step) {
+  const TrainOptions& o = r.o;
+  const size_t window_tokens = static_cast<size_t>(o.model.batch) * o.model.context;
+  std::vector<int> inputs(window_tokens), targets(window_tokens);
+  const int64_t first_step = r.step;
+  const double since = WallSeconds();
+  r.result.completed = true;
   while (true) {
-    // The schedule acts before the step it concerns (and before the checkpoint of this step, so
-    // that a resume here sees the same state).
-    if (freezes && frozen_at < 0 && step < o.steps) {
-      if (!schedule.adaptive && step >= freeze_step) {
-        frozen_at = freeze_step;
-        model.SetTrainable(frozen_mask);
-      } else if (schedule.adaptive && step % window == 0 && step != last_check) {
-        CostMeter trigger;
-        if (snapshot.empty()) {
-          snapshot.assign(watched_floats, 0.0f);
-          RelativeChangeAndSnapshot(model.params(), watched, snapshot);  // the first snapshot
-        } else {
-          const double change = RelativeChangeAndSnapshot(model.params(), watched, snapshot);
-          result.trigger_trace.push_back({step, change});
-          if (change < schedule.threshold) {
-            frozen_at = step;
-            model.SetTrainable(frozen_mask);
-            snapshot.clear();
-          }
-        }
-        last_check = step;
-        result.trigger_flops += 5.0 * static_cast<double>(watched_floats);
-        result.trigger_seconds += trigger.wall_seconds();
-        result.trigger_core_seconds += trigger.core_seconds();
-      }
+    ApplySchedule(r);
+    PF_ASSIGN_OR_RETURN(const bool evaluated, EvalIfDue(r, inputs, targets, on_step));
+    const bool stop_here = r.step == o.stop_after_step && r.step < o.steps;
+    if (evaluated || r.step == o.steps || stop_here ||
+        (o.checkpoint_every > 0 && r.step % o.checkpoint_every == 0)) {
+      PF_RETURN_IF_ERROR(SaveCheckpoint(r));
     }
-    const bool eval_due = (step % o.eval_every == 0 || step == o.steps) &&
-                          (curve.empty() || curve.back().step != step);
-    if (eval_due) {
-      const double bpb = Evaluate(model, eval_tokens, windows, inputs, targets);
-      if (!std::isfinite(bpb)) return diverged("the eval loss", bpb);
-      curve.push_back(
-          {step, bpb, flops_done, prior_train_seconds + result.train_seconds, train_core_seconds});
-      if (early && early->Observe(bpb)) stop_early = true;
-      if (!curve_path.empty()) PF_RETURN_IF_ERROR(WriteCurve(curve_path, curve));
-      if (on_step) {
-        StepInfo info;
-        info.step = step;
-        info.steps = o.steps;
-        info.loss = std::nanf("");
-        info.eval_bpb = bpb;
-        on_step(info);
-      }
-    }
-    const bool stop_here = step == o.stop_after_step && step < o.steps;
-    if (eval_due || step == o.steps || stop_here ||
-        (o.checkpoint_every > 0 && step % o.checkpoint_every == 0)) {
-      PF_RETURN_IF_ERROR(save());
-    }
-    if (step >= o.steps) break;
-    if (stop_early) {
-      result.stopped_early = true;
-      break;
+    if (r.step >= o.steps) return Status::Ok();
+    if (r.stop_early) {
+      r.result.stopped_early = true;
+      return Status::Ok();
     }
     if (stop_here) {
-      result.completed = false;
-      break;
+      r.result.completed = false;
+      return Status::Ok();
     }
-
-    const double ts = WallSeconds();
-    const double cs = ProcessCpuSeconds();
-    const double step_flops = model.trainable().AllTrainable()
-                                  ? result.flops_per_step
-                                  : FlopsPerTokenTrainable(cfg, model.trainable()) * tokens;
-    const float lr = LearningRate(step, o.steps, o.warmup_steps, o.lr, o.min_lr_ratio);
-    sampler.Next(B, inputs.data(), targets.data());
-    const StepStats stats = TrainStep(model, adam_m.data(), adam_v.data(), inputs.data(),
-                                      targets.data(), lr, step + 1, adam, o.grad_clip);
-    const float loss = stats.loss;
-    if (!std::isfinite(loss)) return diverged("the training loss", loss);
-    if (!std::isfinite(stats.grad_norm)) return diverged("the gradient norm", stats.grad_norm);
-    step++;
-    flops_done += step_flops;
-    result.train_seconds += WallSeconds() - ts;
-    train_core_seconds += ProcessCpuSeconds() - cs;
-    result.final_train_loss = loss;
-    if (on_step) {
-      StepInfo info;
-      info.step = step;
-      info.steps = o.steps;
-      info.loss = loss;
-      info.lr = lr;
-      info.tokens_per_second = static_cast<double>(step - first_step) * result.tokens_per_step /
-                               std::max(1e-9, WallSeconds() - t0);
-      info.eval_bpb = std::nan("");
-      on_step(info);
-    }
+    PF_RETURN_IF_ERROR(Step(r, inputs, targets, since, first_step, on_step));
   }
+}
 
-  result.curve = curve;
-  result.steps = step;
-  result.train_seconds += prior_train_seconds;
-  result.core_seconds = prior_core_seconds + meter.core_seconds();
+TrainResult Finish(RunState& r) {
+  TrainResult result = std::move(r.result);
+  result.curve = r.curve;
+  result.steps = r.step;
+  result.train_seconds += r.prior_train_seconds;
+  result.core_seconds = r.prior_core_seconds + r.meter.core_seconds();
   result.tokens_per_second =
       result.train_seconds > 0
-          ? static_cast<double>(step) * result.tokens_per_step / result.train_seconds
+          ? static_cast<double>(r.step) * result.tokens_per_step / result.train_seconds
           : 0.0;
-  result.final_eval_bpb = curve.empty() ? std::nan("") : curve.back().eval_bpb;
-  result.flops = flops_done;
-  result.train_core_seconds = train_core_seconds;
-  result.frozen_at = frozen_at;
-  if (watched_floats > 0) {
+  result.final_eval_bpb = r.curve.empty() ? std::nan("") : r.curve.back().eval_bpb;
+  result.flops = r.flops_done;
+  result.train_core_seconds = r.train_core_seconds;
+  result.frozen_at = r.frozen_at;
+  if (r.watched_floats > 0) {
     result.trigger_checks =
-        std::llround(result.trigger_flops / (5.0 * static_cast<double>(watched_floats)));
+        std::llround(result.trigger_flops / (5.0 * static_cast<double>(r.watched_floats)));
   }
   return result;
+}
+
+}  // namespace
+
+Result<TrainResult> TrainOnDocuments(const TrainOptions& options,
+                                     const std::vector<std::string>& train_docs,
+                                     const std::vector<std::string>& eval_docs,
+                                     const std::function<void(const StepInfo&)>& on_step) {
+  PF_ASSIGN_OR_RETURN(const TrainOptions o, ResolveOptions(options));
+  PF_ASSIGN_OR_RETURN(const TokenSets tokens, PrepareTokens(o, train_docs, eval_docs));
+  PF_ASSIGN_OR_RETURN(const Schedule schedule, ParseSchedule(o.schedule, o.model.layers));
+  SetThreads(o.threads);
+  auto run = std::make_unique<RunState>(o, tokens, schedule);
+  InitRun(*run);
+  if (!o.run_dir.empty()) {
+    PF_RETURN_IF_ERROR(MakeDirectories(o.run_dir));
+    if (PathExists(run->ckpt_path)) {
+      PF_ASSIGN_OR_RETURN(Checkpoint c, ReadCheckpoint(run->ckpt_path));
+      PF_RETURN_IF_ERROR(Resume(*run, std::move(c)));
+    }
+  }
+  PF_RETURN_IF_ERROR(RunLoop(*run, on_step));
+  return Finish(*run);
 }
 
 Result<TrainResult> Train(const TrainOptions& options,
                           const std::function<void(const StepInfo&)>& on_step) {
   PF_RETURN_IF_ERROR(ValidateModel(options.model));
-  PF_ASSIGN_OR_RETURN(std::vector<std::string> train_docs, ReadJsonlTexts(options.data_path, options.text_field));
-  PF_ASSIGN_OR_RETURN(std::vector<std::string> eval_docs, ReadJsonlTexts(options.eval_path, options.text_field));
+  PF_ASSIGN_OR_RETURN(std::vector<std::string> train_docs,
+                      ReadJsonlTexts(options.data_path, options.text_field));
+  PF_ASSIGN_OR_RETURN(std::vector<std::string> eval_docs,
+                      ReadJsonlTexts(options.eval_path, options.text_field));
   return TrainOnDocuments(options, train_docs, eval_docs, on_step);
 }
 
