@@ -10,6 +10,7 @@ find_package(CLI11 REQUIRED)             # libcli11-dev: argument parsing
 find_package(fmt REQUIRED)               # libfmt-dev: formatting
 find_package(OpenSSL REQUIRED)           # libssl-dev: SHA-256 of inputs and receipts
 pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)        # libzstd-dev: .jsonl.zst
+find_package(ZLIB REQUIRED)              # zlib1g-dev: .jsonl.gz
 pkg_check_modules(FASTTEXT REQUIRED IMPORTED_TARGET fasttext)   # libfasttext-dev: classifier
 
 set(_found_line "")
@@ -78,7 +79,7 @@ find_package(Python3 QUIET COMPONENTS Interpreter)
 
 message(STATUS "preflight: required: simdjson ${simdjson_VERSION}, nlohmann_json ${nlohmann_json_VERSION}, "
                "CLI11 ${CLI11_VERSION}, fmt ${fmt_VERSION}, OpenSSL ${OPENSSL_VERSION}, "
-               "zstd ${ZSTD_VERSION}, fastText (found; its .pc has no version), OpenMP ${OpenMP_CXX_VERSION}")
+               "zstd ${ZSTD_VERSION}, zlib ${ZLIB_VERSION_STRING}, fastText (found; its .pc has no version), OpenMP ${OpenMP_CXX_VERSION}")
 preflight_report("BLIS" PREFLIGHT_HAVE_BLIS "(${BLIS_LIBRARY})")
 preflight_report("OpenBLAS" PREFLIGHT_HAVE_OPENBLAS "(${OPENBLAS_LIBRARY})")
 preflight_report("GoogleTest" GTest_FOUND "(tests)")

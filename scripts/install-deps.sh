@@ -7,9 +7,10 @@ set -euo pipefail
 PACKAGES=(
   build-essential cmake pkg-config git
   libsimdjson-dev nlohmann-json3-dev libcli11-dev libfmt-dev libssl-dev
-  libzstd-dev zstd libfasttext-dev
+  libzstd-dev zstd zlib1g-dev libfasttext-dev
   libblis-dev libblis-openmp-dev libopenblas-dev
   libgtest-dev libbenchmark-dev
+  clang libclang-rt-14-dev libomp-dev
   nodejs npm
   python3 python3-numpy
   libopenmpi-dev openmpi-bin
