@@ -42,10 +42,12 @@ class ChunkReader {
   // Bytes read from disk so far, and the file's size on disk (for progress).
   uint64_t disk_bytes_read() const { return disk_read_; }
   uint64_t disk_bytes_total() const { return disk_total_; }
-  // SHA-256 of every byte read from disk; call after Next() returned an empty view.
+  // SHA-256 of every byte read from disk (unless HashInto); call after Next() returned an empty
+  // view.
   std::string Sha256Hex() { return sha_.HexDigest(); }
-  // Also feeds every byte read from disk to `outer` (a folder's hash), which must outlive this.
-  void AlsoHashInto(Sha256* outer) { outer_sha_ = outer; }
+  // Feeds every byte read from disk to `outer` (a folder's hash, which must outlive this)
+  // instead of this reader's own hash: each byte is hashed once.
+  void HashInto(Sha256* outer) { outer_sha_ = outer; }
   // Whether the stream started with a UTF-8 byte-order mark (EF BB BF), which was skipped.
   bool skipped_bom() const { return skipped_bom_; }
 
@@ -59,10 +61,7 @@ class ChunkReader {
   // Appends up to `want` decompressed bytes to buf_ at buf_end_. Returns bytes added; 0 at EOF.
   virtual Result<size_t> Fill(size_t want) = 0;
   // Every byte read from disk goes through here.
-  void Hash(std::string_view bytes) {
-    sha_.Update(bytes);
-    if (outer_sha_ != nullptr) outer_sha_->Update(bytes);
-  }
+  void Hash(std::string_view bytes) { (outer_sha_ != nullptr ? outer_sha_ : &sha_)->Update(bytes); }
 
   std::string path_;
   uint64_t max_line_bytes_;

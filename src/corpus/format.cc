@@ -188,9 +188,10 @@ Result<Format> DetectFormat(const std::string& path, std::string_view head) {
   std::string name = BaseName(path);
   std::transform(name.begin(), name.end(), name.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  for (std::string_view packed : {".gz", ".zst", ".zstd"}) {
-    if (EndsWith(name, packed)) name.resize(name.size() - packed.size());
-  }
+  // A compressed name without the magic: read as named, so that the decoder names the damage
+  // ("not a valid zstd stream near byte offset 0") instead of the text being taken as JSONL.
+  if (EndsWith(name, ".gz")) return Format::kJsonlGzip;
+  if (EndsWith(name, ".zst") || EndsWith(name, ".zstd")) return Format::kJsonlZstd;
   const char first = FirstCharacter(head);
   if (EndsWith(name, ".json") && first == '[') {
     return Refuse(path, "a JSON array (it starts with '['), not JSON lines",

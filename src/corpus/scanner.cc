@@ -293,7 +293,7 @@ Status ScanJsonlFile(DocumentScan& scan, const InputFile& file, uint32_t input,
   if (folder_sha) {
     folder_sha->Update(file.rel);
     folder_sha->Update(std::string_view("\0", 1));
-    reader->AlsoHashInto(folder_sha);
+    reader->HashInto(folder_sha);
   }
   int64_t line_no = whole ? 0 : part.lines_before;
   while (true) {
@@ -471,7 +471,7 @@ Status ScanLines(const std::vector<std::string>& paths, const ReadOptions& optio
       if (folder) {
         folder_sha.Update(file.rel);
         folder_sha.Update(std::string_view("\0", 1));
-        reader->AlsoHashInto(&folder_sha);
+        reader->HashInto(&folder_sha);
       }
       int64_t line_no = whole ? 0 : part.lines_before;
       uint64_t blank = 0;

@@ -71,6 +71,9 @@ TEST(Format, DetectsByContentBeforeName) {
   EXPECT_EQ(*DetectFormat("a.jsonl.gz", "\x1f\x8b\x08"), Format::kJsonlGzip);
   EXPECT_EQ(*DetectFormat("a.data", "\x1f\x8b\x08"), Format::kJsonlGzip);  // By magic alone.
   EXPECT_EQ(*DetectFormat("a.jsonl", "\x28\xb5\x2f\xfd"), Format::kJsonlZstd);
+  // A compressed name without the magic is read as named: the decoder then names the damage.
+  EXPECT_EQ(*DetectFormat("a.jsonl.zst", "this is not zstd"), Format::kJsonlZstd);
+  EXPECT_EQ(*DetectFormat("a.jsonl.gz", "{\"text\":\"x\"}"), Format::kJsonlGzip);
   EXPECT_EQ(*DetectFormat("notes.txt", "{ not json, a note }"), Format::kPlainText);
   EXPECT_EQ(*DetectFormat("README", "Hello\n"), Format::kPlainText);
   EXPECT_EQ(*DetectFormat("shard-0001", "  {\"text\":\"x\"}"), Format::kJsonl);
