@@ -17,10 +17,11 @@ build=${PREFLIGHT_FUZZ_BUILD:-$root/build-fuzz}
 
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+mkdir -p "$build"
 CC=clang CXX=clang++ cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DPREFLIGHT_FUZZ=ON -DPREFLIGHT_TESTS=OFF -DPREFLIGHT_BENCH=OFF -DPREFLIGHT_MPI=OFF \
-  -DPREFLIGHT_MODULES="base;corpus;ledger" "${launcher[@]}" >"$build.configure.log" 2>&1 ||
-  { cat "$build.configure.log"; exit 1; }
+  -DPREFLIGHT_MODULES="base;corpus;ledger" "${launcher[@]}" >"$build/configure.log" 2>&1 ||
+  { cat "$build/configure.log"; exit 1; }
 targets=()
 for h in "${harnesses[@]}"; do targets+=(--target "fuzz_$h"); done
 cmake --build "$build" -j"${JOBS:-2}" "${targets[@]}"

@@ -184,7 +184,8 @@ ChunkReader::ChunkReader(std::string path, uint64_t max_line_bytes, uint64_t dis
                          bool compressed)
     : path_(std::move(path)),
       max_line_bytes_(max_line_bytes),
-      buf_(std::min<uint64_t>(compressed ? disk_bytes * 16 + 4096 : disk_bytes + 1, kChunkBytes) +
+      buf_(std::clamp<uint64_t>(compressed ? disk_bytes * 16 : disk_bytes + 1, kMinBufferBytes,
+                                kChunkBytes) +
            kPadding) {}
 
 ChunkReader::~ChunkReader() = default;
@@ -245,7 +246,7 @@ Result<std::string_view> ChunkReader::Next() {
       if (got == 0) eof_ = true;
       buf_end_ += got;
     }
-    if (!bom_checked_) {
+    if (!bom_checked_ && (buf_end_ >= 3 || eof_)) {
       bom_checked_ = true;
       if (chunk_offset_ == 0 && buf_end_ >= 3 && std::memcmp(buf_.data(), "\xef\xbb\xbf", 3) == 0) {
         skipped_bom_ = true;
