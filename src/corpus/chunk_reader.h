@@ -54,7 +54,7 @@ class ChunkReader {
   static constexpr size_t kPadding = 64;
   static constexpr size_t kChunkBytes = 8u << 20;
   // The smallest buffer: it always holds a whole byte-order mark, even for a 1-byte range.
-  static constexpr size_t kMinBufferBytes = 64u << 10;
+  static constexpr size_t kMinBufferBytes = 4u << 10;
 
  protected:
   // `disk_bytes`: what will be read from disk, to size the buffer (no larger than the data can
