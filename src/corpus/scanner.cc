@@ -131,6 +131,23 @@ void HashFolderEntry(Sha256* folder_sha, const InputFile& file, std::string_view
   folder_sha->Update(std::string_view("\0", 1));
 }
 
+// Opens a JSONL file of an input: a file input reads `part` of itself; a folder's file (a
+// non-empty `rel`) is read whole. With `folder_sha`, its bytes go into the folder's hash after
+// "relative path\0" (the closing "\0" is the caller's, once the file is read).
+Result<std::unique_ptr<ChunkReader>> OpenJsonl(const InputFile& file, const ShardSpec::Part& part,
+                                               const ReadOptions& options, Sha256* folder_sha) {
+  const bool whole = !file.rel.empty();
+  PF_ASSIGN_OR_RETURN(std::unique_ptr<ChunkReader> reader,
+                      ChunkReader::OpenAs(file.path, file.format, MaxLine(options),
+                                          whole ? 0 : part.begin, whole ? UINT64_MAX : part.end));
+  if (folder_sha) {
+    folder_sha->Update(file.rel);
+    folder_sha->Update(std::string_view("\0", 1));
+    reader->HashInto(folder_sha);
+  }
+  return reader;
+}
+
 // A plain-text file as one document: its record line is a synthesised JSONL line
 // {"id": relative path, "text": content}, so that selection writes JSONL either way.
 struct TextDocument {
@@ -286,16 +303,9 @@ Status ParseChunk(DocumentScan& scan, InputSummary& summary) {
 Status ScanJsonlFile(DocumentScan& scan, const InputFile& file, uint32_t input,
                      const ShardSpec::Part& part, Sha256* folder_sha, InputSummary& summary,
                      const std::function<void(uint64_t)>& progress) {
-  const bool whole = folder_sha != nullptr;
   PF_ASSIGN_OR_RETURN(std::unique_ptr<ChunkReader> reader,
-                      ChunkReader::OpenAs(file.path, file.format, MaxLine(scan.options),
-                                          whole ? 0 : part.begin, whole ? UINT64_MAX : part.end));
-  if (folder_sha) {
-    folder_sha->Update(file.rel);
-    folder_sha->Update(std::string_view("\0", 1));
-    reader->HashInto(folder_sha);
-  }
-  int64_t line_no = whole ? 0 : part.lines_before;
+                      OpenJsonl(file, part, scan.options, folder_sha));
+  int64_t line_no = folder_sha ? 0 : part.lines_before;
   while (true) {
     PF_ASSIGN_OR_RETURN(std::string_view chunk, reader->Next());
     if (chunk.empty()) break;
@@ -307,6 +317,28 @@ Status ScanJsonlFile(DocumentScan& scan, const InputFile& file, uint32_t input,
   }
   if (folder_sha) folder_sha->Update(std::string_view("\0", 1));
   if (reader->skipped_bom()) scan.total.notes.push_back(BomNote(file.path));
+  summary.file_bytes += reader->disk_bytes_read();
+  if (!folder_sha) summary.sha256 = reader->Sha256Hex();
+  return Status::Ok();
+}
+
+// ScanLines for one JSONL file.
+Status CopyJsonlLines(const InputFile& file, uint32_t input, const ShardSpec::Part& part,
+                      const ReadOptions& options, Sha256* folder_sha, uint64_t& next_index,
+                      InputSummary& summary, const std::function<Status(const Record&)>& visit) {
+  PF_ASSIGN_OR_RETURN(std::unique_ptr<ChunkReader> reader,
+                      OpenJsonl(file, part, options, folder_sha));
+  int64_t line_no = folder_sha ? 0 : part.lines_before;
+  uint64_t blank = 0;
+  std::vector<Record> records;
+  while (true) {
+    PF_ASSIGN_OR_RETURN(std::string_view chunk, reader->Next());
+    if (chunk.empty()) break;
+    SplitLines(chunk, reader->chunk_offset(), input, file.path, line_no, next_index, records,
+               blank);
+    for (const Record& r : records) PF_RETURN_IF_ERROR(visit(r));
+  }
+  if (folder_sha) folder_sha->Update(std::string_view("\0", 1));
   summary.file_bytes += reader->disk_bytes_read();
   if (!folder_sha) summary.sha256 = reader->Sha256Hex();
   return Status::Ok();
@@ -387,11 +419,8 @@ Result<std::vector<PartCount>> CountParts(const std::vector<std::string>& paths,
         ++counts[input].records;
         continue;
       }
-      const bool whole = !file.rel.empty();
-      PF_ASSIGN_OR_RETURN(
-          std::unique_ptr<ChunkReader> reader,
-          ChunkReader::OpenAs(file.path, file.format, MaxLine(options), whole ? 0 : part.begin,
-                              whole ? UINT64_MAX : part.end));
+      PF_ASSIGN_OR_RETURN(std::unique_ptr<ChunkReader> reader,
+                          OpenJsonl(file, part, options, nullptr));
       while (true) {
         PF_ASSIGN_OR_RETURN(std::string_view chunk, reader->Next());
         if (chunk.empty()) break;
@@ -440,7 +469,6 @@ Status ScanLines(const std::vector<std::string>& paths, const ReadOptions& optio
     return Status::Internal("ScanLines: the shard does not have one part per input");
   PF_ASSIGN_OR_RETURN(auto listing, ListAll(paths, shard));
   uint64_t next_index = shard ? shard->first_index : 0;
-  std::vector<Record> records;
   for (uint32_t input = 0; input < paths.size(); ++input) {
     InputSummary summary;
     summary.path = paths[input];
@@ -463,28 +491,8 @@ Status ScanLines(const std::vector<std::string>& paths, const ReadOptions& optio
         if (!doc.line.empty()) PF_RETURN_IF_ERROR(visit(r));
         continue;
       }
-      const bool whole = folder;
-      PF_ASSIGN_OR_RETURN(
-          std::unique_ptr<ChunkReader> reader,
-          ChunkReader::OpenAs(file.path, file.format, MaxLine(options), whole ? 0 : part.begin,
-                              whole ? UINT64_MAX : part.end));
-      if (folder) {
-        folder_sha.Update(file.rel);
-        folder_sha.Update(std::string_view("\0", 1));
-        reader->HashInto(&folder_sha);
-      }
-      int64_t line_no = whole ? 0 : part.lines_before;
-      uint64_t blank = 0;
-      while (true) {
-        PF_ASSIGN_OR_RETURN(std::string_view chunk, reader->Next());
-        if (chunk.empty()) break;
-        SplitLines(chunk, reader->chunk_offset(), input, file.path, line_no, next_index, records,
-                   blank);
-        for (const Record& r : records) PF_RETURN_IF_ERROR(visit(r));
-      }
-      if (folder) folder_sha.Update(std::string_view("\0", 1));
-      summary.file_bytes += reader->disk_bytes_read();
-      if (!folder) summary.sha256 = reader->Sha256Hex();
+      PF_RETURN_IF_ERROR(CopyJsonlLines(file, input, part, options, folder ? &folder_sha : nullptr,
+                                        next_index, summary, visit));
     }
     if (folder) summary.sha256 = folder_sha.HexDigest();
     if (inputs) {
