@@ -29,7 +29,9 @@ struct BadLine {
   std::string reason;   // "malformed JSON (...)", "invalid UTF-8", ...
   // "file:line: reason" (or "file: reason").
   std::string Message() const {
-    return file + (line_no > 0 ? ":" + std::to_string(line_no) : std::string()) + ": " + reason;
+    std::string out = file;
+    if (line_no > 0) out.append(":").append(std::to_string(line_no));
+    return out.append(": ").append(reason);
   }
 };
 

@@ -180,26 +180,36 @@ Result<TextDocument> ReadTextDocument(const InputFile& file, const ReadOptions& 
   return doc;
 }
 
-// The files of every input (empty for inputs this process does not read), checked before any
-// document is read. A part of a file that cannot be cut reads it whole when it starts at byte 0.
-Result<std::vector<std::vector<InputFile>>> ListAll(const std::vector<std::string>& paths,
-                                                    const ShardSpec* shard) {
-  std::vector<std::vector<InputFile>> all(paths.size());
+// The files of one input, and whether this process reads it.
+struct ListedInput {
+  bool read = false;
+  std::vector<InputFile> files;
+};
+
+// The files of every input, checked before any document is read. A part of an input that cannot
+// be cut (a folder, a compressed or plain-text file) reads it whole when it starts at byte 0, and
+// not at all otherwise.
+Result<std::vector<ListedInput>> ListAll(const std::vector<std::string>& paths,
+                                         const ShardSpec* shard) {
+  std::vector<ListedInput> all(paths.size());
   for (size_t i = 0; i < paths.size(); ++i) {
-    if (shard && !shard->inputs[i].read) continue;
-    PF_ASSIGN_OR_RETURN(all[i], ListInputFiles(paths[i]));
-    const bool cut = all[i].size() != 1 || !IsSplittable(all[i][0].format);
     const ShardSpec::Part* part = shard ? &shard->inputs[i] : nullptr;
-    if (part && cut && (part->begin > 0 || part->end == 0)) all[i].clear();
+    if (part && !part->read) continue;
+    PF_ASSIGN_OR_RETURN(all[i].files, ListInputFiles(paths[i]));
+    const std::vector<InputFile>& files = all[i].files;
+    const bool cuttable =
+        files.size() == 1 && files[0].rel.empty() && IsSplittable(files[0].format);
+    all[i].read = !part || cuttable || (part->begin == 0 && part->end > 0);
+    if (!all[i].read) all[i].files.clear();
   }
   return all;
 }
 
 // Bytes on disk this process will read (for progress).
-uint64_t DiskBytes(const std::vector<std::vector<InputFile>>& all, const ShardSpec* shard) {
+uint64_t DiskBytes(const std::vector<ListedInput>& all, const ShardSpec* shard) {
   uint64_t total = 0;
   for (size_t i = 0; i < all.size(); ++i) {
-    for (const InputFile& f : all[i]) {
+    for (const InputFile& f : all[i].files) {
       auto size = FileSize(f.path);
       if (!size.ok()) continue;
       if (shard && f.rel.empty() && IsSplittable(f.format)) {
@@ -372,9 +382,13 @@ Result<ScanSummary> ScanDocuments(const std::vector<std::string>& paths, const R
     summary.path = paths[input];
     const ShardSpec::Part whole;
     const ShardSpec::Part& part = shard ? shard->inputs[input] : whole;
+    if (!listing[input].read) {  // Another process's part.
+      scan.total.inputs.push_back(std::move(summary));
+      continue;
+    }
     const bool folder = IsDirectory(paths[input]);
     Sha256 folder_sha;
-    for (const InputFile& file : listing[input]) {
+    for (const InputFile& file : listing[input].files) {
       ++summary.files;
       if (file.format == Format::kPlainText) {
         const uint64_t bytes_before = summary.file_bytes;
@@ -392,7 +406,7 @@ Result<ScanSummary> ScanDocuments(const std::vector<std::string>& paths, const R
                                        }));
     }
     if (folder) summary.sha256 = folder_sha.HexDigest();
-    if (summary.sha256.empty() && !listing[input].empty()) {  // A plain-text file input.
+    if (summary.sha256.empty() && !folder) {  // A plain-text file input.
       PF_ASSIGN_OR_RETURN(InputSummary hashed, HashInput(paths[input]));
       summary.sha256 = hashed.sha256;
     }
@@ -413,7 +427,7 @@ Result<std::vector<PartCount>> CountParts(const std::vector<std::string>& paths,
   std::vector<PartCount> counts(paths.size());
   for (uint32_t input = 0; input < paths.size(); ++input) {
     const ShardSpec::Part& part = shard.inputs[input];
-    for (const InputFile& file : listing[input]) {
+    for (const InputFile& file : listing[input].files) {
       if (file.format == Format::kPlainText) {
         ++counts[input].lines;
         ++counts[input].records;
@@ -474,9 +488,13 @@ Status ScanLines(const std::vector<std::string>& paths, const ReadOptions& optio
     summary.path = paths[input];
     const ShardSpec::Part whole_part;
     const ShardSpec::Part& part = shard ? shard->inputs[input] : whole_part;
+    if (!listing[input].read) {  // Another process's part.
+      if (inputs) inputs->push_back(std::move(summary));
+      continue;
+    }
     const bool folder = IsDirectory(paths[input]);
     Sha256 folder_sha;
-    for (const InputFile& file : listing[input]) {
+    for (const InputFile& file : listing[input].files) {
       ++summary.files;
       if (file.format == Format::kPlainText) {
         // Bad files were dealt with by the scan that chose the records: not visited, numbered.
@@ -496,7 +514,7 @@ Status ScanLines(const std::vector<std::string>& paths, const ReadOptions& optio
     }
     if (folder) summary.sha256 = folder_sha.HexDigest();
     if (inputs) {
-      if (summary.sha256.empty() && !listing[input].empty()) {
+      if (summary.sha256.empty() && !folder) {  // A plain-text file input.
         PF_ASSIGN_OR_RETURN(InputSummary hashed, HashInput(paths[input]));
         summary.sha256 = hashed.sha256;
       }

@@ -219,6 +219,42 @@ TEST(Format, CompressedFileGoesWholeToTheRangeAtByteZero) {
   EXPECT_EQ(lines, 500u);
 }
 
+// Two processes' parts of a pool of a cut .gz file and a folder: each uncuttable input is read
+// once, by the part that holds its byte 0, and the other part reports it unread.
+TEST(Format, PartsReadEachUncuttableInputOnce) {
+  std::string dir = ScratchDir("format_parts");
+  std::system(("mkdir -p '" + dir + "/pool'").c_str());
+  const std::string packed = Gzip(Lines(0, 50));
+  WriteText(dir + "/a.jsonl.gz", packed);
+  WriteText(dir + "/pool/b.jsonl", Lines(50, 7));
+  const std::vector<std::string> paths = {dir + "/a.jsonl.gz", dir + "/pool"};
+  ShardSpec first, second;
+  first.inputs = {ShardSpec::Part{true, 0, 10, 0}, ShardSpec::Part{false, 0, 0, 0}};
+  second.inputs = {ShardSpec::Part{true, 10, UINT64_MAX, 0}, ShardSpec::Part{}};
+  second.first_index = 50;
+  std::map<uint64_t, Seen> seen;
+  std::mutex mu;
+  auto visit = [&](int, const Record& r, std::string_view text) {
+    std::lock_guard<std::mutex> lock(mu);
+    seen[r.index] = {std::string(r.line), std::string(text), std::string(r.file), r.line_no};
+  };
+  auto a = ScanDocuments(paths, ReadOptions{}, visit, {}, {}, &first);
+  auto b = ScanDocuments(paths, ReadOptions{}, visit, {}, {}, &second);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(a->docs, 50u);
+  EXPECT_EQ(b->docs, 7u);
+  ASSERT_EQ(seen.size(), 57u);
+  EXPECT_EQ(seen[56].text, "document 56 \xc3\xa9");
+  EXPECT_EQ(a->inputs[0].sha256, Sha256::Hex(packed));
+  EXPECT_EQ(a->inputs[1].sha256, "");  // Not this part's.
+  EXPECT_EQ(b->inputs[0].sha256, "");
+  EXPECT_EQ(b->inputs[1].sha256, HashInput(dir + "/pool")->sha256);
+  auto counted = CountParts(paths, ReadOptions{}, second);
+  ASSERT_TRUE(counted.ok());
+  EXPECT_EQ((*counted)[0].records, 0u);
+  EXPECT_EQ((*counted)[1].records, 7u);
+}
+
 TEST(Format, RefusedFilesFailBeforeAnyDocumentIsRead) {
   std::string dir = ScratchDir("format_refused");
   std::system(("mkdir -p '" + dir + "/pool'").c_str());
