@@ -42,12 +42,16 @@ std::string Py(const std::string& path) {
   return "'" + out + "'";
 }
 
+// `how`: a command that converts the file, or (starting with "!") a sentence saying what to do.
 Status Refuse(const std::string& path, const std::string& what, const std::string& how) {
-  return Status::InvalidArgument(path + ": " + what +
-                                 "; preflight reads JSONL (.jsonl, .jsonl.gz, .jsonl.zst) and "
-                                 "UTF-8 text. Convert it with: " +
-                                 how);
+  return Status::InvalidArgument(
+      path + ": " + what +
+      "; preflight reads JSONL (.jsonl, .jsonl.gz, .jsonl.zst) and UTF-8 text. " +
+      (how[0] == '!' ? how.substr(1) : "Convert it with: " + how));
 }
+
+constexpr const char* kExportJsonl =
+    "!Export it as JSONL (one {\"text\": ...} object per line) from the program that wrote it.";
 
 std::string PandasCommand(const std::string& path, const std::string& reader) {
   return "python3 -c \"import pandas as pd; pd." + reader + "(" + Py(path) + ").to_json(" +
@@ -103,7 +107,7 @@ Status RefuseBinary(const std::string& path, std::string_view head) {
     if (c == 0) {
       return Refuse(path,
                     "a binary file (NUL byte at byte offset " + std::to_string(i) + "), not text",
-                    "whatever wrote it, to JSONL: one {\"text\": ...} object per line");
+                    kExportJsonl);
     }
     if (c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != 0x1b) ++control;
   }
@@ -111,7 +115,7 @@ Status RefuseBinary(const std::string& path, std::string_view head) {
     return Refuse(path,
                   "a binary file (" + std::to_string(control) + " control bytes in its first " +
                       std::to_string(head.size()) + "), not text",
-                  "whatever wrote it, to JSONL: one {\"text\": ...} object per line");
+                  kExportJsonl);
   }
   return Status::Ok();
 }

@@ -94,7 +94,8 @@ TEST(Format, RefusesColumnarAndBinaryFilesWithAWayToConvert) {
        "\xfd"
        "7zXZ",
        "xz", "xz -dk x.jsonl.xz"},
-      {"x.bin", std::string("abc\0def", 7), "binary file (NUL byte at byte offset 3)", "JSONL"},
+      {"x.bin", std::string("abc\0def", 7), "binary file (NUL byte at byte offset 3)",
+       "Export it as JSONL (one {\"text\": ...} object per line)"},
       {"x.json", "[{\"text\": \"a\"}]", "JSON array", "jq -c '.[]' x.json > x.jsonl"},
       {"latin1", "caf\xe9 au lait", "not UTF-8 text", "iconv"},
   };
@@ -105,7 +106,9 @@ TEST(Format, RefusesColumnarAndBinaryFilesWithAWayToConvert) {
     const std::string& m = got.status().message();
     EXPECT_EQ(m.rfind(c.name + ": ", 0), 0u) << m;
     EXPECT_NE(m.find(c.says), std::string::npos) << m;
-    EXPECT_NE(m.find("Convert it with: "), std::string::npos) << m;
+    if (c.command.rfind("Export", 0) != 0) {
+      EXPECT_NE(m.find("Convert it with: "), std::string::npos) << m;
+    }
     EXPECT_NE(m.find(c.command), std::string::npos) << m;
   }
 }
