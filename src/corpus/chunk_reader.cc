@@ -186,7 +186,8 @@ ChunkReader::ChunkReader(std::string path, uint64_t max_line_bytes, uint64_t dis
       max_line_bytes_(max_line_bytes),
       buf_(std::clamp<uint64_t>(compressed ? disk_bytes * 16 : disk_bytes + 1, kMinBufferBytes,
                                 kChunkBytes) +
-           kPadding) {}
+           kPadding),
+      compressed_(compressed) {}
 
 ChunkReader::~ChunkReader() = default;
 
@@ -248,6 +249,11 @@ Result<std::string_view> ChunkReader::Next() {
     }
     if (!bom_checked_ && (buf_end_ >= 3 || eof_)) {
       bom_checked_ = true;
+      // The fill loop stopped at a full buffer (4 KiB at least) or at the end: a fair head.
+      if (compressed_ && chunk_offset_ == 0) {
+        PF_RETURN_IF_ERROR(CheckDecompressedHead(
+            path_, std::string_view(buf_.data(), std::min(buf_end_, kSniffBytes))));
+      }
       if (chunk_offset_ == 0 && buf_end_ >= 3 && std::memcmp(buf_.data(), "\xef\xbb\xbf", 3) == 0) {
         skipped_bom_ = true;
         std::memmove(buf_.data(), buf_.data() + 3, buf_end_ - 3);

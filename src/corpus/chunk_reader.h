@@ -1,8 +1,10 @@
 #pragma once
 // Sequential, line-aligned chunks of one input file, plain, gzip- or zstd-compressed (by content,
-// corpus/format.h), hashed with SHA-256 as read. A UTF-8 byte-order mark at the very start of the
-// stream is skipped (skipped_bom() says so; offsets still count it). A chunk always ends just after
-// a '\n' (or at the end of the input), so that lines never straddle chunks. Memory is O(chunk size
+// corpus/format.h), hashed with SHA-256 as read. A compressed file whose content is not text
+// (a gzipped Parquet file or tar archive) is refused on the first Next(). A UTF-8 byte-order mark
+// at the very start of the stream is skipped (skipped_bom() says so; offsets still count it). A
+// chunk always ends just after a '\n' (or at the end of the input), so that lines never straddle
+// chunks. Memory is O(chunk size
 // + longest line). Not thread-safe; one reader per file.
 
 #include <cstdint>
@@ -73,6 +75,7 @@ class ChunkReader {
   uint64_t disk_read_ = 0, disk_total_ = 0;
   bool eof_ = false;
   bool bom_checked_ = false, skipped_bom_ = false;
+  bool compressed_ = false;  // Its first decompressed bytes are checked (CheckDecompressedHead).
   Sha256 sha_;
   Sha256* outer_sha_ = nullptr;
 

@@ -96,6 +96,11 @@ Status RefuseByMagic(const std::string& path, std::string_view head) {
                     std::string(p.command) + path + " (then give preflight the JSONL inside)");
     }
   }
+  if (head.size() >= 262 && head.substr(257, 5) == "ustar") {
+    return Refuse(path, "a tar archive (\"ustar\" at byte 257)",
+                  "mkdir x && tar -xf " + path +
+                      " -C x (then give preflight the folder x, or the JSONL in it)");
+  }
   return Status::Ok();
 }
 
@@ -212,6 +217,15 @@ Result<Format> DetectFormat(const std::string& path, std::string_view head) {
                   "iconv -f latin1 -t utf-8 " + path + " > " + path + ".utf8 (if it is text)");
   }
   return Format::kPlainText;
+}
+
+Status CheckDecompressedHead(const std::string& path, std::string_view head) {
+  const std::string inside = path + " (decompressed)";
+  if (StartsWith(head, "\x1f\x8b") || StartsWith(head, "\x28\xb5\x2f\xfd")) {
+    return Refuse(inside, "compressed twice", "decompressing it once more");
+  }
+  PF_RETURN_IF_ERROR(RefuseByMagic(inside, head));
+  return RefuseBinary(inside, head);
 }
 
 Result<Format> DetectFileFormat(const std::string& path) {

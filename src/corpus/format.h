@@ -37,7 +37,10 @@ bool IsSplittable(Format format);
 // name `path`. Pure: the fuzzers and tests call it on bytes.
 inline constexpr size_t kSniffBytes = 8192;
 Result<Format> DetectFormat(const std::string& path, std::string_view head);
-// Reads the head of `path` and calls the above. NotFound if there is no such file.
+// The same refusals for the first decompressed bytes of a gzip or zstd file (a Parquet file or a
+// tar archive that was gzipped is still not text). Named "<path> (decompressed)".
+Status CheckDecompressedHead(const std::string& path, std::string_view head);
+// Reads the head of `path` and calls DetectFormat. NotFound if there is no such file.
 Result<Format> DetectFileFormat(const std::string& path);
 
 // One file to read of an input: the input itself, or a file inside an input folder.

@@ -286,6 +286,37 @@ TEST(Format, RefusedFilesFailBeforeAnyDocumentIsRead) {
       << j.status().message();
 }
 
+// What is inside a .gz or .zst is checked too: a gzipped tar archive or Parquet file, or a file
+// compressed twice, is refused before a line of it is read as text.
+TEST(Format, CompressedFilesThatHoldNoTextAreRefused) {
+  std::string dir = ScratchDir("format_inside");
+  std::string tar(1024, '\0');
+  tar.replace(0, 11, "train.jsonl");
+  tar.replace(257, 6, std::string("ustar\0", 6));
+  WriteText(dir + "/data.tar", tar);
+  WriteText(dir + "/data.tar.gz", Gzip(tar));
+  WriteText(dir + "/x.parquet.zst", Zstd(std::string("PAR1\x15\x04\x15\0", 8) + "PAR1"));
+  WriteText(dir + "/twice.jsonl.gz", Gzip(Gzip(Lines(0, 3))));
+  struct Case {
+    std::string file, says;
+  } cases[] = {
+      {"data.tar", "data.tar: a tar archive (\"ustar\" at byte 257)"},
+      {"data.tar.gz", "data.tar.gz (decompressed): a tar archive"},
+      {"x.parquet.zst", "x.parquet.zst (decompressed): a Parquet file"},
+      {"twice.jsonl.gz", "twice.jsonl.gz (decompressed): compressed twice"},
+  };
+  for (const Case& c : cases) {
+    std::map<uint64_t, Seen> seen;
+    ReadOptions skip;
+    skip.skip_bad = true;
+    auto s = ScanAll({dir + "/" + c.file}, skip, seen);
+    ASSERT_FALSE(s.ok()) << c.file;
+    EXPECT_EQ(s.status().kind(), Status::Kind::kInvalidArgument) << s.status().message();
+    EXPECT_NE(s.status().message().find(c.says), std::string::npos) << s.status().message();
+    EXPECT_TRUE(seen.empty()) << c.file;
+  }
+}
+
 TEST(Format, SaveToDiskFolderIsRefusedAsAWhole) {
   std::string dir = ScratchDir("format_save_to_disk");
   std::system(("mkdir -p '" + dir + "/ds'").c_str());
