@@ -10,6 +10,7 @@ PACKAGES=(
   libzstd-dev zstd zlib1g-dev libfasttext-dev
   libblis-dev libblis-openmp-dev libopenblas-dev
   libgtest-dev libbenchmark-dev
+  clang libclang-rt-14-dev libomp-dev
   nodejs npm
   python3 python3-numpy
   libopenmpi-dev openmpi-bin

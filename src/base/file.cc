@@ -1,6 +1,8 @@
 #include "base/file.h"
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -25,10 +27,35 @@ Status FsyncDirectory(const std::string& dir) {
 
 }  // namespace
 
+std::vector<std::string> RemoveStaleTemporaries(const std::string& path) {
+  std::vector<std::string> removed;
+  const std::string dir = DirName(path);
+  const std::string prefix = BaseName(path) + ".tmp.";
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return removed;
+  while (const dirent* entry = ::readdir(d)) {
+    const std::string_view name(entry->d_name);
+    if (name.size() <= prefix.size() || name.substr(0, prefix.size()) != prefix) continue;
+    const std::string_view digits = name.substr(prefix.size());
+    if (digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string_view::npos)
+      continue;
+    const pid_t pid = static_cast<pid_t>(std::stol(std::string(digits)));
+    if (pid <= 0 || pid == ::getpid()) continue;
+    // kill(pid, 0) fails with ESRCH only when no such process exists (EPERM: it runs as
+    // another user, so it is alive).
+    if (::kill(pid, 0) == 0 || errno != ESRCH) continue;
+    const std::string stale = JoinPath(dir, std::string(name));
+    if (std::remove(stale.c_str()) == 0) removed.push_back(stale);
+  }
+  ::closedir(d);
+  return removed;
+}
+
 AtomicFile::~AtomicFile() { Abandon(); }
 
 Status AtomicFile::Open(const std::string& path) {
   Abandon();
+  RemoveStaleTemporaries(path);
   path_ = path;
   tmp_path_ = path + ".tmp." + std::to_string(::getpid());
   file_ = std::fopen(tmp_path_.c_str(), "wb");

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/status.h"
 
@@ -20,7 +21,9 @@ class AtomicFile {
   AtomicFile& operator=(const AtomicFile&) = delete;
   ~AtomicFile();  // Removes the temporary file unless Commit() succeeded.
 
-  // Creates the temporary file. Fails with IOError naming `path` if its folder is not writable.
+  // Creates the temporary file `path`.tmp.<pid>. Fails with IOError naming `path` if its folder
+  // is not writable. First removes the stale temporaries of `path` that killed runs left
+  // (RemoveStaleTemporaries).
   Status Open(const std::string& path);
   Status Write(std::string_view bytes);
   // fsync, rename over the destination, fsync the folder.
@@ -37,6 +40,12 @@ class AtomicFile {
   std::FILE* file_ = nullptr;
   uint64_t bytes_written_ = 0;
 };
+
+// Removes `path`.tmp.<pid> files whose process no longer runs (a run killed before Commit()),
+// and returns their paths. A temporary of a live process (this one included) is left alone, so
+// two runs writing the same output do not break each other. Best effort: a file that cannot be
+// removed is left and not returned. Processes are looked up in this machine's pid namespace.
+std::vector<std::string> RemoveStaleTemporaries(const std::string& path);
 
 // Writes `contents` to `path` atomically.
 Status WriteFileAtomically(const std::string& path, std::string_view contents);

@@ -8,14 +8,31 @@
 
 namespace preflight::corpus {
 
-// One non-blank line of a JSONL input (or one file of a plain-text folder). Views are valid only
-// during the callback that receives them.
+// One non-blank line of a JSONL file (or one plain-text file). Views are valid only during the
+// callback that receives them.
 struct Record {
   uint64_t index = 0;     // Global position among all records of all inputs, in input order.
   uint32_t input = 0;     // Which input (position in the path list).
-  int64_t line_no = 0;    // 1-based line in the (decompressed) input; 0 for folder files.
-  uint64_t offset = 0;    // Byte offset of the line in the (decompressed) input.
-  std::string_view line;  // The raw line without its '\n' (for folders: a synthesised JSON line).
+  int64_t line_no = 0;    // 1-based line in the (decompressed) file; 0 for a plain-text file.
+  uint64_t offset = 0;    // Byte offset of the line in the (decompressed) file.
+  std::string_view line;  // The raw line without its '\n' (plain text: a synthesised JSON line).
+  // The file that holds the record: the input itself, or the file inside an input folder
+  // ("pool/part-00003.jsonl.gz"). A document's default id is "<file>:<line_no>".
+  std::string_view file;
+};
+
+// A line (or plain-text file) skipped under --skip-bad, or the first bad one without it.
+struct BadLine {
+  std::string file;     // As Record::file.
+  int64_t line_no = 0;  // 1-based; 0 for a whole plain-text file.
+  uint64_t index = 0;   // Its Record::index.
+  std::string reason;   // "malformed JSON (...)", "invalid UTF-8", ...
+  // "file:line: reason" (or "file: reason").
+  std::string Message() const {
+    std::string out = file;
+    if (line_no > 0) out.append(":").append(std::to_string(line_no));
+    return out.append(": ").append(reason);
+  }
 };
 
 // Limits and choices every reader obeys.
@@ -36,12 +53,17 @@ struct InputSummary {
   uint64_t text_bytes = 0;  // UTF-8 bytes of the documents' text.
   uint64_t bad = 0;         // Bad lines skipped under --skip-bad.
   uint64_t blank = 0;       // Blank lines (not documents, not errors).
+  uint64_t files = 0;       // Files read (1 for a file input; a folder's files).
 };
 
 struct ScanSummary {
   std::vector<InputSummary> inputs;
   uint64_t records = 0, docs = 0, text_bytes = 0, bad = 0;
   std::vector<std::string> bad_examples;  // The first few bad-line messages (with --skip-bad).
+  std::vector<BadLine> bad_lines;         // Every line skipped under --skip-bad, in input order.
+  // Things a user should know that are not errors, one line each ("x.jsonl: starts with a
+  // UTF-8 byte-order mark (EF BB BF); it was skipped").
+  std::vector<std::string> notes;
 };
 
 }  // namespace preflight::corpus

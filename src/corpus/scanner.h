@@ -1,11 +1,13 @@
 #pragma once
-// Streams the documents of JSONL (.jsonl, .jsonl.zst) inputs and plain-text folders to a
-// visitor, parsing lines on several threads. Memory is O(chunk + longest line) per input,
-// never O(input bytes). Every input is hashed (SHA-256) as read.
+// Streams the documents of inputs (files or folders of JSONL, gzip or zstd JSONL, and plain text,
+// each file read by its content: corpus/format.h, doc/corpus-format.md) to a visitor, parsing
+// lines on several threads. Memory is O(chunk + longest line) per input, never O(input bytes).
+// Every input is hashed (SHA-256) as read. Every file of every input is checked before the first
+// document is read: Parquet, Arrow, save_to_disk folders and binaries fail at once.
 //
-// Errors name the input and line: "pool.jsonl:17: malformed JSON (...)". With
-// ReadOptions::skip_bad a bad line is counted, reported in ScanSummary and not visited; it keeps
-// its Record::index, so indices stay the same with and without --skip-bad.
+// Errors name the file and line: "pool/part-3.jsonl.gz:17: malformed JSON (...)". With
+// ReadOptions::skip_bad a bad line is counted, listed in ScanSummary::bad_lines and not visited;
+// it keeps its Record::index, so indices stay the same with and without --skip-bad.
 
 #include <functional>
 #include <string>
@@ -36,8 +38,11 @@ using ChunkHook = std::function<void(uint64_t records_so_far)>;
 struct ShardSpec {
   struct Part {
     bool read = true;
-    uint64_t begin = 0, end = UINT64_MAX;  // Only plain files can be cut; others need the whole.
-    int64_t lines_before = 0;              // Lines of this input before `begin`.
+    // Only an uncompressed JSONL file is cut (IsSplittable); any other input (a folder, a
+    // compressed or plain-text file) is read whole by a non-empty part with begin 0, and not at
+    // all by other parts.
+    uint64_t begin = 0, end = UINT64_MAX;
+    int64_t lines_before = 0;  // Lines of this input before `begin`.
   };
   std::vector<Part> inputs;  // One per path.
   uint64_t first_index = 0;  // Index of the part's first record.
@@ -50,8 +55,8 @@ Result<ScanSummary> ScanDocuments(const std::vector<std::string>& paths, const R
                                   const ChunkHook& before_chunk = {},
                                   const ShardSpec* shard = nullptr);
 
-// Lines (blank ones included) and records (non-blank lines, or files of a folder) of each input's
-// part, without parsing: what a process needs to number its part (ShardSpec).
+// Lines (blank ones included) and records (non-blank lines, and plain-text files) of each
+// input's part, without parsing: what a process needs to number its part (ShardSpec).
 struct PartCount {
   uint64_t lines = 0, records = 0;
 };
@@ -67,7 +72,8 @@ Status ScanLines(const std::vector<std::string>& paths, const ReadOptions& optio
                  std::vector<InputSummary>* inputs = nullptr, const ShardSpec* shard = nullptr);
 
 // An input's path, sha256 and file_bytes as ScanDocuments reports them, from one sequential read
-// without parsing (a file's bytes on disk; a folder's "relative path\0content\0" of every file).
+// without parsing (a file's bytes on disk; a folder's "relative path\0bytes on disk\0" of every
+// file, in reading order).
 Result<InputSummary> HashInput(const std::string& path);
 
 // Parses one JSONL line: the `text` field, UTF-8-validated. `where` prefixes error messages.

@@ -128,6 +128,9 @@ Result<json> ParseLine(std::string_view line) {
     return j;
   } catch (const json::parse_error& e) {
     return Status::Corruption("not JSON (syntax error at byte " + std::to_string(e.byte) + ")");
+  } catch (const json::out_of_range&) {
+    // A number no double can hold ("1e999"): valid JSON grammar, but never one a receipt has.
+    return Status::Corruption("not a receipt (a number too large to read)");
   }
 }
 

@@ -187,6 +187,29 @@ TEST(LedgerTamper, GarbageLineIsNotJson) {
       << all.status().message();
 }
 
+// Found by fuzz_ledger: a number that overflows a double made the JSON parser throw
+// out_of_range, which nothing caught: `ledger verify` died instead of naming the line.
+TEST(LedgerTamper, NumberTooLargeToReadIsNamedNotACrash) {
+  std::string path = ScratchDir() + "/ledger.jsonl";
+  MakeLedger(path, 2);
+  std::vector<std::string> lines = Lines(ReadFile(path));
+  lines.insert(lines.begin() + 1, "{\"cost\":{\"core_seconds\":182e33000}}\n");
+  WriteFile(path, Join(lines));
+  ExpectFirstBad(path, 2, "not a receipt (a number too large to read)");
+  auto all = ReadAll(path);
+  ASSERT_FALSE(all.ok());
+  EXPECT_NE(all.status().message().find(path + ": line 2 is not a receipt"), std::string::npos)
+      << all.status().message();
+  // As the last line, Append refuses to extend it rather than crash.
+  lines.pop_back();
+  lines.pop_back();
+  lines.push_back("{\"cost\":{\"core_seconds\":1e999}}\n");
+  WriteFile(path, Join(lines));
+  auto appended = Append(path, SampleReceipt(9, "cost"));
+  ASSERT_FALSE(appended.ok());
+  EXPECT_EQ(appended.status().kind(), Status::Kind::kCorruption);
+}
+
 TEST(LedgerTamper, TruncatedLastLineFailsVerifyAndIsNeverExtended) {
   std::string path = ScratchDir() + "/ledger.jsonl";
   MakeLedger(path, 4);
