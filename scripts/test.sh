@@ -22,3 +22,9 @@ if [[ "${PREFLIGHT_SKIP_ASAN:-0}" != "1" ]]; then
   (cd "$root/build-asan" && ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     ctest --output-on-failure -j"$jobs" -R "^Dist")
 fi
+# The readers and the ledger parser under libFuzzer, briefly (a bench run of 10^6 inputs per
+# harness is `scripts/fuzz.sh 1000000`).
+if [[ "${PREFLIGHT_SKIP_FUZZ:-0}" != "1" ]]; then
+  echo "test: fuzzing the JSONL, gzip and zstd readers and the ledger parser (5000 inputs each)"
+  "$root/scripts/fuzz.sh" 5000
+fi

@@ -49,7 +49,7 @@ class RecordWalker {
 
  private:
   std::string Id(const Record& r) const {
-    return DocumentId(r.line, ctx_.options->id_field, (*ctx_.pool)[r.input], r.line_no);
+    return DocumentId(r.line, ctx_.options->id_field, std::string(r.file), r.line_no);
   }
   void Describe(const Record& r) {
     for (auto* list : {&explained_->top_kept, &explained_->lowest_in_pool}) {
