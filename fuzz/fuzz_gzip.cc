@@ -25,26 +25,6 @@ std::string Gzip(std::string_view body) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  if (size == 0) return 0;
-  const uint8_t mode = data[0];
-  const std::string_view body(reinterpret_cast<const char*>(data) + 1, size - 1);
-  std::string bytes;
-  switch (mode % 4) {
-    case 0:
-      bytes = std::string("\x1f\x8b", 2) + std::string(body);
-      break;
-    case 1:
-      bytes = Gzip(body);
-      break;
-    case 2:
-      bytes = Gzip(body);
-      bytes.resize(bytes.size() * (mode >> 2) / 64);  // Cut short.
-      break;
-    default:
-      bytes = Gzip(body.substr(0, body.size() / 2)) + Gzip(body.substr(body.size() / 2));
-  }
   static const std::string path = preflight::fuzz::ScratchPath("input.jsonl.gz");
-  preflight::fuzz::WriteBytes(path, bytes);
-  preflight::fuzz::ReadEveryWay(path, bytes.size(), mode >> 2);
-  return 0;
+  return preflight::fuzz::FuzzCompressed(data, size, std::string_view("\x1f\x8b", 2), Gzip, path);
 }

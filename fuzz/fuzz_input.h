@@ -58,4 +58,33 @@ inline void ReadEveryWay(const std::string& path, uint64_t file_size, uint8_t va
     std::abort();
 }
 
+// The compressed-input harnesses' one body: the first byte picks the framing of the rest: (0) the
+// format's magic then raw bytes, (1) compressed, (2) compressed then cut short, (3) two
+// compressed members back to back; the file is then read every way ReadEveryWay knows.
+template <typename Compress>
+int FuzzCompressed(const uint8_t* data, size_t size, std::string_view magic, Compress compress,
+                   const std::string& path) {
+  if (size == 0) return 0;
+  const uint8_t mode = data[0];
+  const std::string_view body(reinterpret_cast<const char*>(data) + 1, size - 1);
+  std::string bytes;
+  switch (mode % 4) {
+    case 0:
+      bytes = std::string(magic) + std::string(body);
+      break;
+    case 1:
+      bytes = compress(body);
+      break;
+    case 2:
+      bytes = compress(body);
+      bytes.resize(bytes.size() * (mode >> 2) / 64);  // Cut short.
+      break;
+    default:
+      bytes = compress(body.substr(0, body.size() / 2)) + compress(body.substr(body.size() / 2));
+  }
+  WriteBytes(path, bytes);
+  ReadEveryWay(path, bytes.size(), mode >> 2);
+  return 0;
+}
+
 }  // namespace preflight::fuzz

@@ -19,26 +19,6 @@ std::string Zstd(std::string_view body) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  if (size == 0) return 0;
-  const uint8_t mode = data[0];
-  const std::string_view body(reinterpret_cast<const char*>(data) + 1, size - 1);
-  std::string bytes;
-  switch (mode % 4) {
-    case 0:
-      bytes = std::string("\x28\xb5\x2f\xfd", 4) + std::string(body);
-      break;
-    case 1:
-      bytes = Zstd(body);
-      break;
-    case 2:
-      bytes = Zstd(body);
-      bytes.resize(bytes.size() * (mode >> 2) / 64);  // Cut short.
-      break;
-    default:
-      bytes = Zstd(body.substr(0, body.size() / 2)) + Zstd(body.substr(body.size() / 2));
-  }
   static const std::string path = preflight::fuzz::ScratchPath("input.jsonl.zst");
-  preflight::fuzz::WriteBytes(path, bytes);
-  preflight::fuzz::ReadEveryWay(path, bytes.size(), mode >> 2);
-  return 0;
+  return preflight::fuzz::FuzzCompressed(data, size, std::string_view("\x28\xb5\x2f\xfd", 4), Zstd, path);
 }
