@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "app/receipt_facts.h"
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "ledger/ledger.h"
@@ -14,37 +15,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr size_t kSummaryWidth = 60;
-
 // "key=value" for every scalar in `v`, nested objects flattened with dots, arrays skipped.
-void Flatten(const json& v, const std::string& prefix, std::vector<std::string>& parts) {
-  for (const auto& [key, e] : v.items()) {
-    std::string name = prefix.empty() ? key : prefix + "." + key;
-    if (e.is_object()) {
-      Flatten(e, name, parts);
-    } else if (e.is_number_float()) {
-      char buf[32];
-      std::snprintf(buf, sizeof(buf), "%.4g", e.get<double>());
-      parts.push_back(name + "=" + buf);
-    } else if (e.is_string()) {
-      parts.push_back(name + "=" + e.get<std::string>());
-    } else if (!e.is_array()) {
-      parts.push_back(name + "=" + ledger::CanonicalJson(e));
-    }
-  }
-}
-
-std::string Summary(const json& receipt) {
-  std::vector<std::string> parts;
-  if (receipt.contains("result") && receipt["result"].is_object()) {
-    Flatten(receipt["result"], "", parts);
-  }
-  std::string line;
-  for (const std::string& p : parts) line += (line.empty() ? "" : " ") + p;
-  if (line.size() > kSummaryWidth) line = line.substr(0, kSummaryWidth - 3) + "...";
-  return line;
-}
-
 std::string Field(const json& receipt, const char* name) {
   if (!receipt.contains(name) || !receipt[name].is_string()) return "?";
   return receipt[name].get<std::string>();
@@ -95,11 +66,12 @@ int RunShow(const std::string& path, const std::string& kind, int last, bool jso
                  kind.empty() ? "" : (" of kind " + kind).c_str());
     return 0;
   }
-  std::printf("%6s  %-24s  %-9s  %-12s  %s\n", "line", "created_at", "kind", "hash", "result");
+  std::printf("%6s  %-24s  %-9s  %-12s  %s\n", "line", "created_at", "kind", "hash",
+              "what it found");
   for (const auto& [line, r] : rows) {
     std::printf("%6zu  %-24s  %-9s  %-12s  %s\n", line, Field(*r, "created_at").c_str(),
                 Field(*r, "kind").c_str(), Field(*r, "hash").substr(0, 12).c_str(),
-                Summary(*r).c_str());
+                app::ReceiptFacts(*r).c_str());
   }
   return 0;
 }

@@ -1,0 +1,101 @@
+#include "app/receipt_facts.h"
+
+#include <fmt/format.h>
+
+#include "base/format.h"
+
+namespace preflight::app {
+namespace {
+
+using nlohmann::json;
+
+// The value at a dotted path, or null.
+const json& At(const json& j, std::initializer_list<const char*> path) {
+  static const json kNull;
+  const json* node = &j;
+  for (const char* key : path) {
+    if (!node->is_object() || !node->contains(key)) return kNull;
+    node = &(*node)[key];
+  }
+  return *node;
+}
+
+std::string Text(const json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  return v.is_null() ? "?" : v.dump();
+}
+
+std::string Percent(const json& v) { return v.is_number() ? FormatPercent(v.get<double>()) : "?"; }
+
+std::string Count(const json& v) { return v.is_number() ? FormatCount(v.get<double>()) : "?"; }
+
+std::string TrialFacts(const json& r) {
+  std::string net = At(r, {"caught_up"}) == false
+                        ? "never caught up"
+                        : "net " + Percent(At(r, {"compute_saved", "net"}));
+  const json& ci = At(r, {"compute_saved", "ci95"});
+  if (ci.is_array() && ci.size() == 2)
+    net += " (95% " + Percent(ci[0]) + " to " + Percent(ci[1]) + ")";
+  std::string out = At(r, {"kind"}) == "schedule" ? "schedule: " : "";
+  out += "gross " + Percent(At(r, {"compute_saved", "gross"})) + ", " + net;
+  const json& f = At(r, {"forecast"});
+  if (f.is_object() && f.contains("verdict")) {
+    const json& c = f["correct"];
+    out += "; forecast " + Text(f["verdict"]) +
+           (c.is_boolean() ? (c.get<bool>() ? ": right" : ": wrong") : ": abstained");
+  }
+  const json& model = At(r, {"model"});
+  if (model.is_object()) {
+    out += fmt::format("; {} ({} params)", Text(model["name"]), Count(model["params"]));
+  }
+  return out;
+}
+
+std::string ForecastFacts(const json& r) {
+  const json& interval = At(r, {"interval"});
+  std::string out = Text(At(r, {"verdict"})) + " (" + Text(At(r, {"strength"})) + "), predicted " +
+                    Percent(At(r, {"predicted_saving"}));
+  if (interval.is_array() && interval.size() == 2) {
+    out += " (80% " + Percent(interval[0]) + " to " + Percent(interval[1]) + ")";
+  }
+  return out;
+}
+
+std::string BatteryFacts(const json& r) {
+  const json& rows = At(r, {"rows"});
+  const json& f = At(r, {"evaluation", "forecast"});
+  return fmt::format(
+      "{} targets; forecast right {} of {}", rows.is_array() ? rows.size() : 0,
+      Text(f.value("right", json())),
+      f.is_object() ? std::to_string(f.value("right", 0) + f.value("wrong", 0)) : std::string("?"));
+}
+
+}  // namespace
+
+std::string ReceiptFacts(const json& receipt) {
+  const std::string kind = Text(At(receipt, {"kind"}));
+  const json& r = At(receipt, {"result"});
+  if (kind == "trial") return TrialFacts(r);
+  if (kind == "forecast") return ForecastFacts(r);
+  if (kind == "battery") return BatteryFacts(r);
+  if (kind == "selection") {
+    return fmt::format("{} kept {} of {} docs, {} of {} bytes",
+                       Text(At(receipt, {"config", "selector"})), Text(At(r, {"kept_docs"})),
+                       Text(At(r, {"pool_docs"})), Count(At(r, {"kept_bytes"})),
+                       Count(At(r, {"pool_bytes"})));
+  }
+  if (kind == "train") {
+    const json& bpb = At(r, {"final_eval_bpb"});
+    return fmt::format("{}: {} params on {} tokens, final held-out {} bits/byte",
+                       Text(At(r, {"model", "name"})), Count(At(r, {"params"})),
+                       Count(At(r, {"tokens"})),
+                       bpb.is_number() ? fmt::format("{:.4f}", bpb.get<double>()) : "?");
+  }
+  if (kind == "cost") {
+    const json& usd = At(r, {"total_usd"});
+    return "total " + (usd.is_number() ? FormatUsd(usd.get<double>()) : std::string("?"));
+  }
+  return "";
+}
+
+}  // namespace preflight::app
