@@ -135,7 +135,10 @@ Result<Checkpoint> ReadCheckpoint(const std::string& path) {
                      std::to_string(body - at) + " bytes");
     }
     c.snapshot.resize(snap);
-    std::memcpy(c.snapshot.data(), in.data() + at + 3 * n * sizeof(float), snap * sizeof(float));
+    // An empty vector's data() may be null, which memcpy may not be given even for 0 bytes.
+    if (snap > 0) {
+      std::memcpy(c.snapshot.data(), in.data() + at + 3 * n * sizeof(float), snap * sizeof(float));
+    }
     for (std::vector<float>* v : {&c.params, &c.adam_m, &c.adam_v}) {
       v->resize(n);
       const size_t offset = at + (v == &c.params ? 0 : v == &c.adam_m ? 1 : 2) * n * sizeof(float);
