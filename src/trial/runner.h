@@ -28,6 +28,7 @@
 #include "ledger/receipt.h"
 #include "train/config.h"
 #include "trial/metrics.h"
+#include "trial/regime.h"
 #include "trial/run_folder.h"
 #include "trial/schedule_metrics.h"
 
@@ -129,6 +130,9 @@ struct TrialOutcome {
   std::vector<RunRecord> runs;  // every run, arm by arm, seed by seed
   TrialResult trial;            // a data trial's numbers; a schedule trial's step-axis view
   std::optional<ScheduleTrialResult> schedule;  // a schedule trial's numbers
+  // The regime check (trial/regime.h): n-gram scores of every arm's data on T_eval against L*.
+  // Absent only for a folder written before the check existed (its trial.json has no scores).
+  std::optional<Regime> regime;
   double core_seconds_per_step = 0;             // f (data trials)
   int64_t params = 0;
   std::vector<ledger::InputRecord> inputs;  // pool files, T_sel, T_eval
