@@ -8,6 +8,7 @@
 #include "forecast/evaluation.h"
 #include "ledger/ledger.h"
 #include "ledger/receipt.h"
+#include "narrate/regime.h"
 
 namespace preflight::app {
 namespace {
@@ -133,6 +134,7 @@ nlohmann::json BatteryJson(const BatteryJob& job) {
                     {"l_star", s["l_star"]},
                     {"t_random", s["t_random"]},
                     {"t_curated", s["t_curated"]},
+                    {"regime", s["regime"]},
                     {"report", s["report"]},
                     {"receipt", s["receipt"]}});
   }
@@ -148,22 +150,37 @@ std::string Pct(const nlohmann::json& v) {
   return v.is_null() ? "never" : fmt::format("{:.1f}%", 100 * v.get<double>());
 }
 
+// The regime column: the margin over the best byte n-gram model and whether it is informative
+// ("+0.210 yes", "-0.350 NO"; "-" for a folder from before the check).
+std::string RegimeCell(const nlohmann::json& regime) {
+  if (!regime.is_object()) return "-";
+  return fmt::format("{:+.3f} {}", regime["margin"].get<double>(),
+                     regime["informative"].get<bool>() ? "yes" : "NO");
+}
+
 }  // namespace
 
 std::string BatteryText(const BatteryJob& job) {
-  std::string out =
-      fmt::format("{:<11} {:<9} {:>9} {:>9}  {:<6} {:>9} {:>21}  {}\n", "target", "forecast",
-                  "predicted", "net", "right?", "gross", "net 95% interval", "caught up");
+  std::string out = fmt::format("{:<11} {:<9} {:>9} {:>9}  {:<6} {:>9} {:>21}  {:<9}  {}\n",
+                                "target", "forecast", "predicted", "net", "right?", "gross",
+                                "net 95% interval", "caught up", "regime (margin, informative?)");
+  bool uninformative = false;
   for (const nlohmann::json& r : BatteryJson(job)["rows"]) {
+    uninformative |= r["regime"].is_object() && !r["regime"]["informative"].get<bool>();
     const nlohmann::json& cs = r["compute_saved"];
     const nlohmann::json& f = r["forecast"];
     const std::string right =
         f["correct"].is_null() ? "-" : (f["correct"].get<bool>() ? "right" : "WRONG");
-    out += fmt::format("{:<11} {:<9} {:>9} {:>9}  {:<6} {:>9} {:>21}  {}\n",
+    out += fmt::format("{:<11} {:<9} {:>9} {:>9}  {:<6} {:>9} {:>21}  {:<9}  {}\n",
                        r["target"].get<std::string>(), f["verdict"].get<std::string>(),
                        Pct(f["predicted_saving"]), Pct(cs["net"]), right, Pct(cs["gross"]),
                        Pct(cs["ci95"][0]) + " .. " + Pct(cs["ci95"][1]),
-                       r["caught_up"].get<bool>() ? "yes" : "NO");
+                       r["caught_up"].get<bool>() ? "yes" : "NO", RegimeCell(r["regime"]));
+  }
+  if (uninformative) {
+    out +=
+        fmt::format("regime NO: L* did not beat the best byte n-gram model by the threshold: {}.\n",
+                    narrate::kUninformativeWarning);
   }
   out += "\n" + forecast::FormatEvaluation(job.evaluation);
   out += fmt::format("\nreceipt {}; reports in {}/<target>/report.html\n",

@@ -3,6 +3,7 @@
 #include "app/trial_job.h"
 #include "app/trial_parts.h"
 #include "train/config.h"
+#include "trial/regime.h"
 #include "trial/result_json.h"
 
 namespace preflight::app {
@@ -89,6 +90,9 @@ nlohmann::json TrialResultJson(const TrialJob& job) {
     }
   }
   res["arm_data"] = arms;
+  // null for a folder written before the regime check (cost/pilot_saving.h reads that as
+  // "not checked" and draws no dollar interval).
+  res["regime"] = o.regime ? trial::RegimeToJson(*o.regime) : nlohmann::json(nullptr);
   res["compute"] = ComputeJson(o);
   res["model"] = train::ModelToJson(o.config.model_name, o.config.model);
   res["model"]["params"] = o.params;
@@ -102,6 +106,7 @@ nlohmann::json TrialJson(const TrialJob& job) {
   nlohmann::json doc = {{"compute_saved", r["compute_saved"]},
                         {"caught_up", r["caught_up"]},
                         {"l_star", r["l_star"]},
+                        {"regime", r["regime"]},
                         {"comparisons", r["comparisons"]},
                         {"lab_record", r["lab_record"]},
                         {"report", job.report_path},

@@ -7,6 +7,7 @@
 #include "base/file.h"
 #include "base/format.h"
 #include "narrate/lab_record.h"
+#include "narrate/regime.h"
 #include "narrate/schedule_record.h"
 #include "narrate/summary.h"
 #include "report/trial_report.h"
@@ -62,6 +63,7 @@ std::string DataTrialText(const TrialJob& job) {
         "  forecast (made before)     {}, predicted {:+.1f}%: {}\n", p.verdict, 100 * p.saving,
         correct.is_null() ? "an abstention" : (correct.get<bool>() ? "right" : "wrong"));
   }
+  if (job.outcome.regime) out += narrate::RegimeNumbersText(*job.outcome.regime);
   return out;
 }
 
@@ -69,6 +71,7 @@ std::string ScheduleTrialText(const TrialJob& job) {
   const trial::ScheduleTrialResult& r = *job.outcome.schedule;
   std::string out = job.lab_record.value("summary", std::string()) + "\n\n";
   out += narrate::ScheduleNumbersText(r);
+  if (job.outcome.regime) out += narrate::RegimeNumbersText(*job.outcome.regime);
   if (!r.verdict.text.empty()) out += "\n" + r.verdict.text + "\n";
   return out + "\n";
 }
@@ -118,6 +121,7 @@ Status Narrate(TrialJob& job) {
     job.outcome.schedule->verdict.text = narrate::ScheduleVerdictText(*job.outcome.schedule);
   }
   job.lab_record = LabRecordOf(job.outcome);
+  if (job.outcome.regime) narrate::AddRegimeToLabRecord(*job.outcome.regime, job.lab_record);
   return Status::Ok();
 }
 
@@ -136,6 +140,7 @@ Status WriteTrialReport(const TrialJob& job) {
   data.arms = o.arms;
   data.result = o.trial;
   data.lab_record = job.lab_record;
+  data.regime = o.regime;
   const std::string budget =
       fmt::format("{} steps x {} seeds per arm{}", c.steps, c.seeds, o.schedule ? " (paired)" : "");
   if (o.schedule) {

@@ -169,6 +169,7 @@ std::string LabRecordText(const json& record) {
   section("Question", "question");
   section("What would have proved curation wrong", "falsifier");
   section("Finding", "finding");
+  section("Regime", "regime");
   if (record.contains("does_not_show") && record["does_not_show"].is_array()) {
     out += "What this does not show\n";
     for (const auto& item : record["does_not_show"]) {

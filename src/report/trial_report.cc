@@ -8,6 +8,7 @@
 #include "base/format.h"
 #include "base/version.h"
 #include "narrate/interval.h"
+#include "report/regime_section.h"
 #include "report/svg_plot.h"
 #include "report/tables.h"
 
@@ -238,6 +239,7 @@ std::string RenderTrialReport(const ReportData& d) {
     s += "</figcaption>\n</figure>\n</section>\n";
     s += page.schedule != nullptr ? ScheduleTables(*page.schedule) : NumbersTable(page.view);
   }
+  if (d.regime) s += RegimeSection(*d.regime);
   if (!d.facts.empty()) {
     s += "<section aria-labelledby=\"facts-title\"><h2 id=\"facts-title\">Setup</h2>\n"
          "<table id=\"facts\"><tbody>\n";

@@ -5,7 +5,7 @@
 // plain-language summary first.
 //
 // Elements tests and readers can rely on (stable ids): "headline", "curve-plot" (the <svg>),
-// "numbers" (the table), "per-seed" (the per-seed table), "facts", "lab-record", and for
+// "numbers" (the table), "per-seed" (the per-seed table), "regime", "facts", "lab-record", and for
 // schedule trials "schedules" (best fixed step beside the adaptive trigger).
 // Inside the plot (svg_plot.h): path.mean-curve and path.seed-band carry data-arm="<name>";
 // line#l-star; line.t-marker with data-arm. The tables are tables.h's. Pure function: same
@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "trial/metrics.h"
+#include "trial/regime.h"
 #include "trial/schedule_metrics.h"
 
 namespace preflight::report {
@@ -32,6 +33,8 @@ struct ReportData {
   // tables its cumulative FLOPs, core-seconds and wall time, and section "schedules" the best
   // fixed step beside the adaptive trigger.
   std::optional<trial::ScheduleTrialResult> schedule;
+  // The regime check (report/regime_section.h: section#regime); absent leaves the section out.
+  std::optional<trial::Regime> regime;
   // narrate::BuildLabRecord or BuildScheduleLabRecord; an empty object leaves the section out.
   nlohmann::json lab_record;
   // Context rows shown as given (escaped), e.g. {"model", "tiny (100,096 parameters)"}.

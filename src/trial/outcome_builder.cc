@@ -1,6 +1,8 @@
 #include "trial/outcome_builder.h"
 
 #include <algorithm>
+#include <map>
+#include <optional>
 
 #include "corpus/scanner.h"
 #include "train/config.h"
@@ -118,6 +120,29 @@ Status ComputeScheduleTrialNumbers(const TrialConfig& c, const std::vector<ArmSp
   return Status::Ok();
 }
 
+// The regime check from the arms' stored n-gram scores and the baseline arm's L*; nothing when
+// an arm has no scores (a folder from before the check).
+std::optional<Regime> RegimeOf(const TrialConfig& c, const std::vector<ArmSpec>& specs,
+                               const RunFolder& folder, const TrialResult& trial) {
+  std::map<std::string, NgramScores> arms;
+  for (const ArmSpec& spec : specs) {
+    // A schedule trial's arms all train on its one data file.
+    auto it = folder.manifest().arms.find(c.IsScheduleTrial() ? "data" : spec.name);
+    if (it == folder.manifest().arms.end() || !it->second.ngram) return std::nullopt;
+    arms[spec.name] = *it->second.ngram;
+  }
+  // L* as the comparisons report it (the same for every comparison), else the baseline's best.
+  const Curve& baseline = trial.mean_curves.at(trial.baseline);
+  const double l_star = trial.comparisons.empty()
+                            ? *std::min_element(baseline.bpb.begin(), baseline.bpb.end())
+                            : trial.comparisons.front().saving.l_star;
+  const std::string& baseline_arm = specs.at(trial.baseline).name;
+  const NgramScores scores = arms.at(baseline_arm);
+  Regime regime = MakeRegime(scores, std::move(arms), l_star);
+  regime.baseline_arm = baseline_arm;
+  return regime;
+}
+
 Result<ledger::InputRecord> DescribeEval(const std::string& path, const corpus::ReadOptions& read) {
   PF_ASSIGN_OR_RETURN(
       corpus::ScanSummary s,
@@ -155,6 +180,7 @@ Result<TrialOutcome> BuildOutcome(const TrialConfig& c, const RunFolder& folder)
   } else {
     PF_RETURN_IF_ERROR(ComputeDataTrial(c, folder, runs, out));
   }
+  out.regime = RegimeOf(c, specs, folder, out.trial);
   const std::string source_arm = c.IsScheduleTrial() ? "data" : "curated";
   out.inputs = folder.manifest().arms.at(source_arm).inputs;
   PF_ASSIGN_OR_RETURN(ledger::InputRecord eval, DescribeEval(c.target_eval, ReadOptionsOf(c)));

@@ -65,6 +65,7 @@ Result<NgramScores> ScoreNgramTokens(const std::vector<uint16_t>& train,
 
 struct Regime {
   NgramScores baseline;  // the arm that sets L* (random / a schedule trial's baseline)
+  std::string baseline_arm;                 // its name ("random", "baseline")
   std::map<std::string, NgramScores> arms;  // every arm, by arm name
   double l_star = 0;     // the baseline arm's best mean eval loss
   double margin = 0;     // BestNgramBpb(baseline) - l_star
@@ -77,8 +78,8 @@ Regime MakeRegime(const NgramScores& baseline, std::map<std::string, NgramScores
                   double l_star, double threshold = kInformativeMarginBits);
 
 // {"unigram_bpb","bigram_bpb","ngram_bpb","ngram_order","best_ngram_bpb","l_star","margin",
-//  "threshold","informative","arms":{"<arm>":{"unigram_bpb","bigram_bpb","ngram_bpb",
-//  "ngram_order"}}}
+//  "threshold","informative","baseline_arm",
+//  "arms":{"<arm>":{"unigram_bpb","bigram_bpb","ngram_bpb","ngram_order"}}}
 nlohmann::json RegimeToJson(const Regime& regime);
 
 // An arm's scores as trial.json stores them, and back (Corruption naming the file and path).

@@ -49,6 +49,10 @@ Result<ArmRecord> ArmFromJson(const JsonReader& r) {
     PF_ASSIGN_OR_RETURN(ledger::InputRecord in, InputFromJson(item));
     a.inputs.push_back(std::move(in));
   }
+  if (r.Has("ngram")) {  // optional: folders from before the regime check have none
+    PF_ASSIGN_OR_RETURN(JsonReader ngram, r.Field("ngram"));
+    PF_ASSIGN_OR_RETURN(a.ngram, NgramScoresFromJson(ngram));
+  }
   return a;
 }
 
@@ -105,11 +109,14 @@ Result<RunRecord> RunFromReader(const JsonReader& r) {
 std::string RunKey(const std::string& arm, int seed) { return arm + "-s" + std::to_string(seed); }
 
 nlohmann::json ToJson(const ArmRecord& a) {
-  return {{"data_kind", a.data_kind},         {"schedule", a.schedule},
-          {"kept_docs", a.kept_docs},         {"kept_bytes", a.kept_bytes},
-          {"budget_bytes", a.budget_bytes},   {"pool_docs", a.pool_docs},
-          {"pool_bytes", a.pool_bytes},       {"selection_core_seconds", a.selection_core_seconds},
-          {"output_sha256", a.output_sha256}, {"inputs", InputsJson(a.inputs)}};
+  nlohmann::json j = {
+      {"data_kind", a.data_kind},         {"schedule", a.schedule},
+      {"kept_docs", a.kept_docs},         {"kept_bytes", a.kept_bytes},
+      {"budget_bytes", a.budget_bytes},   {"pool_docs", a.pool_docs},
+      {"pool_bytes", a.pool_bytes},       {"selection_core_seconds", a.selection_core_seconds},
+      {"output_sha256", a.output_sha256}, {"inputs", InputsJson(a.inputs)}};
+  if (a.ngram) j["ngram"] = NgramScoresToJson(*a.ngram);
+  return j;
 }
 
 nlohmann::json ToJson(const RunRecord& r) {

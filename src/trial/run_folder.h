@@ -12,11 +12,13 @@
 #include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "base/status.h"
 #include "ledger/receipt.h"
+#include "trial/regime.h"
 
 namespace preflight::trial {
 
@@ -31,6 +33,9 @@ struct ArmRecord {
   double selection_core_seconds = 0;
   std::string output_sha256;
   std::vector<ledger::InputRecord> inputs;  // pool files, then target_select files
+  // The regime check: byte n-gram models fitted on this arm's file, scored on T_eval's eval
+  // windows (trial/regime.h). Absent in folders written before the check; a rerun adds it.
+  std::optional<NgramScores> ngram;
 };
 
 // One point of a run's eval curve, with the cumulative training compute before it.

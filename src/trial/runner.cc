@@ -296,6 +296,24 @@ Result<std::vector<MadeArm>> MakeArms(const TrialConfig& c, RunFolder& folder, i
   return made;
 }
 
+// The regime check's n-gram scores of every arm's data on T_eval, scored on the runs' own eval
+// windows; each arm's are computed once and saved (a folder from before the check gains them).
+Status ScoreArms(const TrialConfig& c, RunFolder& folder, std::vector<MadeArm>& made,
+                 int total_runs, const std::function<void(const TrialProgress&)>& progress) {
+  const NgramEvalWindows windows{c.model.context, c.eval_max_windows};
+  for (MadeArm& arm : made) {
+    ArmRecord& record = folder.manifest().arms[arm.name];
+    if (!record.ngram) {
+      if (progress) progress({"regime " + arm.name + " (byte n-grams)", 0, 0, 0, total_runs});
+      PF_ASSIGN_OR_RETURN(record.ngram, ScoreNgrams(arm.path, c.target_eval, ReadOptionsOf(c),
+                                                    kDefaultNgramOrder, windows));
+      PF_RETURN_IF_ERROR(folder.Save());
+    }
+    arm.record = record;
+  }
+  return Status::Ok();
+}
+
 // --- Training the runs -----------------------------------------------------------------------
 
 train::TrainOptions RunOptions(const TrialConfig& c, const RunFolder& folder, const ArmSpec& arm,
@@ -416,6 +434,7 @@ Result<TrialOutcome> RunTrial(const TrialConfig& config,
     auto arms_then_forecast = [&]() -> Status {
       PF_RETURN_IF_ERROR(folder.Open(c.ToJson()));
       PF_ASSIGN_OR_RETURN(std::vector<MadeArm> made, MakeArms(c, folder, total_runs, progress));
+      PF_RETURN_IF_ERROR(ScoreArms(c, folder, made, total_runs, progress));
       if (!before_training) return Status::Ok();
       PF_ASSIGN_OR_RETURN(ForecastCharge charge, before_training(made));
       c.forecast_hash = charge.receipt_hash;

@@ -167,5 +167,78 @@ TEST(TrialRun, KillNineThenRerunGivesTheUninterruptedResult) {
   EXPECT_EQ(RunCli("ledger verify --ledger " + dir + "/killed.ledger").exit_code, 0);
 }
 
+// The regime check: every arm's byte n-gram scores are computed before training and stored in
+// trial.json; the outcome's regime compares the random arm's with L*, LoadTrial reproduces it bit
+// for bit, a folder from before the check still loads (without one), and its rerun adds it.
+TEST(TrialRun, RegimeIsStoredAndReadBack) {
+  std::string dir = ScratchDir("trial_regime");
+  preflight::testing::WritePlantedPool(dir, 60, 0.3, 10, 9);
+  WriteEval(dir, "tg", 95);
+  TrialConfig c = MicroTrial(dir);
+  c.seeds = 1;
+  c.steps = 40;
+  auto out = RunTrial(c);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  ASSERT_TRUE(out->regime.has_value());
+  const Regime& r = *out->regime;
+  ASSERT_EQ(r.arms.size(), 2u);
+  EXPECT_EQ(r.baseline_arm, "random");
+  EXPECT_EQ(r.baseline.ngram_bpb, r.arms.at("random").ngram_bpb);
+  EXPECT_EQ(r.l_star, out->trial.comparisons.at(0).saving.l_star);
+  EXPECT_DOUBLE_EQ(r.margin, BestNgramBpb(r.baseline) - r.l_star);
+  EXPECT_EQ(r.informative, r.margin >= r.threshold);
+  // The scores are those of ScoreNgrams on the arm's file and the trial's eval windows.
+  auto direct = ScoreNgrams(dir + "/trial/arms/curated.jsonl", c.target_eval, {}, 4,
+                            {c.model.context, c.eval_max_windows});
+  ASSERT_TRUE(direct.ok()) << direct.status().message();
+  EXPECT_EQ(direct->bigram_bpb, r.arms.at("curated").bigram_bpb);
+
+  auto loaded = LoadTrial(c.out_dir);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  ASSERT_TRUE(loaded->regime.has_value());
+  EXPECT_EQ(RegimeToJson(*loaded->regime).dump(), RegimeToJson(r).dump());
+
+  // A folder written before the check: no "ngram" in trial.json.
+  auto manifest = nlohmann::json::parse(ReadText(c.out_dir + "/trial.json"));
+  for (auto& [name, arm] : manifest["arms"].items()) arm.erase("ngram");
+  WriteText(c.out_dir + "/trial.json", manifest.dump(2));
+  auto old = LoadTrial(c.out_dir);
+  ASSERT_TRUE(old.ok()) << old.status().message();
+  EXPECT_FALSE(old->regime.has_value());
+  auto rerun = RunTrial(c);
+  ASSERT_TRUE(rerun.ok()) << rerun.status().message();
+  EXPECT_EQ(rerun->reused_runs, 2);
+  ASSERT_TRUE(rerun->regime.has_value());
+  EXPECT_EQ(RegimeToJson(*rerun->regime).dump(), RegimeToJson(r).dump());
+}
+
+// `trial --json` carries DESIGN's regime keys; result.json, the screen and the page carry them too.
+TEST(TrialRun, TrialJsonTextAndReportCarryTheRegime) {
+  std::string dir = ScratchDir("trial_regime_cli");
+  preflight::testing::WritePlantedPool(dir, 60, 0.3, 10, 10);
+  WriteEval(dir, "tg", 94);
+  std::string flags = "trial --pool " + dir + "/pool.jsonl --target-select " + dir +
+                      "/target.jsonl --target-eval " + dir +
+                      "/eval.jsonl --selector dsir --seeds 1 --steps 30 --eval-every 10 "
+                      "--eval-windows 32 --layers 1 --d-model 32 --heads 2 --context 32 "
+                      "--batch 8 --threads 1 --quiet --ledger " +
+                      dir + "/ledger.jsonl --out " + dir + "/trial";
+  auto json_run = RunCli(flags + " --json");
+  ASSERT_EQ(json_run.exit_code, 0) << json_run.err;
+  const auto doc = nlohmann::json::parse(json_run.out);
+  ASSERT_TRUE(doc.contains("regime")) << json_run.out;
+  for (const char* key : {"unigram_bpb", "bigram_bpb", "ngram_bpb", "ngram_order", "l_star",
+                          "margin", "threshold", "informative"}) {
+    EXPECT_TRUE(doc["regime"].contains(key)) << key;
+  }
+  EXPECT_EQ(doc["regime"]["l_star"], doc["l_star"]);
+  const auto result = nlohmann::json::parse(ReadText(dir + "/trial/result.json"));
+  EXPECT_EQ(result["regime"], doc["regime"]);
+  EXPECT_NE(ReadText(dir + "/trial/report.html").find("<section id=\"regime\""), std::string::npos);
+  auto text_run = RunCli(flags);  // the same trial again: every run reused
+  ASSERT_EQ(text_run.exit_code, 0) << text_run.err;
+  EXPECT_NE(text_run.out.find("  regime                     "), std::string::npos) << text_run.out;
+}
+
 }  // namespace
 }  // namespace preflight::trial
