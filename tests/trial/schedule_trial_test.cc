@@ -194,6 +194,16 @@ TEST(ScheduleTrial, EndToEndFromTheCommandLine) {
   EXPECT_NE(html.find("id=\"schedules\""), std::string::npos);
   EXPECT_NE(html.find("freeze:blocks=0@0.5"), std::string::npos);
   EXPECT_NE(html.find("id=\"lab-record\""), std::string::npos);
+  // The regime check: the one data file's n-gram scores against the baseline's L*, every arm.
+  const nlohmann::json& regime = out["regime"];
+  ASSERT_TRUE(regime.is_object()) << out.dump();
+  EXPECT_EQ(regime["baseline_arm"], "baseline");
+  EXPECT_EQ(regime["l_star"], out["l_star"]);
+  EXPECT_EQ(regime["arms"].size(), 3u);
+  EXPECT_EQ(regime["arms"]["baseline"], regime["arms"]["freeze-blocks-0-at-0.5"]);
+  EXPECT_EQ(result["regime"], regime);
+  EXPECT_NE(html.find("<section id=\"regime\""), std::string::npos);
+  EXPECT_TRUE(out["lab_record"]["regime"].is_string());
   EXPECT_EQ(RunCli("ledger verify --ledger " + dir + "/ledger").exit_code, 0);
 
   // The same command again reuses every run and gives the same numbers.
