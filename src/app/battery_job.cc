@@ -165,7 +165,8 @@ std::string BatteryText(const BatteryJob& job) {
                                 "target", "forecast", "predicted", "net", "right?", "gross",
                                 "net 95% interval", "caught up", "regime (margin, informative?)");
   bool uninformative = false;
-  for (const nlohmann::json& r : BatteryJson(job)["rows"]) {
+  const nlohmann::json doc = BatteryJson(job);  // kept alive: the loop reads into it
+  for (const nlohmann::json& r : doc["rows"]) {
     uninformative |= r["regime"].is_object() && !r["regime"]["informative"].get<bool>();
     const nlohmann::json& cs = r["compute_saved"];
     const nlohmann::json& f = r["forecast"];
