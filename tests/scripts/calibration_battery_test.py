@@ -22,6 +22,7 @@ SIZES = ["--pool-corpus-bytes", "3000", "--side-bytes", "2000", "--only-bytes", 
          "--max-doc-bytes", "200", "--min-unit-bytes", "16"]
 MAX_DOC = 200
 
+sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.join(SOURCE, "scripts"))
 import calibration_battery as cb  # noqa: E402
 
