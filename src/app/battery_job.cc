@@ -49,6 +49,11 @@ forecast::BatteryOutcome OutcomeOf(const BatteryRow& row) {
   const trial::Comparison& cmp = job.outcome.trial.comparisons.front();
   forecast::BatteryOutcome o;
   o.example.name = row.target.name;
+  o.example.group = row.target.corpus;
+  o.example.forecast_cost = job.forecast->outcome.fraction_of_trial;
+  o.example.seeds = job.outcome.config.seeds;
+  o.example.scale = {job.outcome.config.model_name, job.outcome.config.steps, 0, 1,
+                     job.outcome.regime && job.outcome.regime->informative ? 1 : 0};
   for (auto& [signal, value] : job.forecast->outcome.signals.items()) {
     if (auto x = forecast::SignalFromJson(value)) o.example.signals[signal] = *x;
   }
@@ -101,7 +106,7 @@ Result<BatteryJob> RunBatteryJob(const BatteryRequest& r, const TrialObserver& o
       observer.note(
           fmt::format("battery: target {} of {}: {}", i + 1, targets.size(), targets[i].name));
     }
-    TrialRequest request{TrialFor(r, job.spec, targets[i]), r.ledger_path, true};
+    TrialRequest request{TrialFor(r, job.spec, targets[i]), r.ledger_path, true, targets[i].corpus};
     auto trial = RunTrialJob(request, observer);
     if (!trial.ok()) {
       return Status::InvalidArgument("target " + targets[i].name + ": " + trial.status().message());

@@ -16,6 +16,7 @@ Result<BatteryTarget> ReadTarget(const JsonReader& r, const std::string& root) {
   BatteryTarget t;
   PF_ASSIGN_OR_RETURN(t.name, r.String("name"));
   PF_ASSIGN_OR_RETURN(t.label, OptionalString(r, "label"));
+  PF_ASSIGN_OR_RETURN(t.corpus, OptionalString(r, "corpus"));
   PF_ASSIGN_OR_RETURN(t.genre, OptionalString(r, "genre"));
   PF_ASSIGN_OR_RETURN(t.text_field, OptionalString(r, "text_field"));
   PF_ASSIGN_OR_RETURN(t.id_field, OptionalString(r, "id_field"));

@@ -15,6 +15,7 @@ namespace preflight::app {
 
 struct BatteryTarget {
   std::string name, label, genre;
+  std::string corpus;  // the corpus it comes from ("" = its own): calibrating leaves corpora out
   bool absent = false;
   std::string pool, target_select, target_eval;  // resolved against the spec's folder
   // The documents' fields; "" = the battery's (--text-field, --id-field; default text, id).

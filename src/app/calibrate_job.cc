@@ -4,6 +4,7 @@
 
 #include "app/forecast_job.h"
 #include "base/file.h"
+#include "forecast/held_out.h"
 #include "ledger/ledger.h"
 
 namespace preflight::app {
@@ -11,24 +12,9 @@ namespace {
 
 constexpr size_t kMinExamples = 4;
 
-// How the fit would have done on each trial had that trial been new.
-std::optional<LeaveOneOutScore> ScoreLeaveOneOut(const std::vector<forecast::Example>& examples) {
-  auto loo = forecast::LeaveOneOut(examples, forecast::CandidateSignals());
-  if (!loo.ok()) return std::nullopt;
-  LeaveOneOutScore score;
-  for (size_t i = 0; i < examples.size(); ++i) {
-    auto correct = forecast::Correct((*loo)[i].verdict, examples[i].net);
-    if (!correct) continue;
-    ++score.decided;
-    score.right += *correct;
-  }
-  score.abstained = static_cast<int>(examples.size()) - score.decided;
-  return score;
-}
-
 }  // namespace
 
-Result<CalibrateJob> RunCalibrateJob(const std::string& ledger_path) {
+Result<CalibrateJob> RunCalibrateJob(const std::string& ledger_path, bool save) {
   CalibrateJob job;
   job.ledger_path = ledger_path;
   std::vector<forecast::Example> examples;
@@ -45,9 +31,16 @@ Result<CalibrateJob> RunCalibrateJob(const std::string& ledger_path) {
       job.calibration,
       forecast::Calibrate(examples, forecast::CandidateSignals(),
                           fmt::format("ledger {}: {} trials", ledger_path, examples.size())));
-  job.saved = CalibrationPath(ledger_path);
-  PF_RETURN_IF_ERROR(WriteFileAtomically(job.saved, job.calibration.ToJson().dump(2) + "\n"));
-  job.leave_one_out = ScoreLeaveOneOut(examples);
+  if (save) {
+    job.saved = CalibrationPath(ledger_path);
+    PF_RETURN_IF_ERROR(WriteFileAtomically(job.saved, job.calibration.ToJson().dump(2) + "\n"));
+  }
+  auto held_out = forecast::EvaluateHeldOut(examples, forecast::CandidateSignals());
+  if (held_out.ok()) {
+    job.held_out = std::move(held_out).value();
+  } else {
+    job.held_out_error = held_out.status().message();
+  }
   return job;
 }
 
@@ -56,39 +49,43 @@ nlohmann::json CalibrateJson(const CalibrateJob& job) {
       {"examples", job.examples},
       {"ledger", job.ledger_path},
       {"calibration", job.calibration.ToJson()},
-      {"saved", job.saved.empty() ? nlohmann::json(nullptr) : nlohmann::json(job.saved)}};
-  if (job.saved.empty()) {
+      {"saved", job.saved.empty() ? nlohmann::json(nullptr) : nlohmann::json(job.saved)},
+      {"held_out", job.held_out}};
+  if (job.examples < kMinExamples) {
     doc["message"] =
         "fewer than 4 trials in the ledger tested a forecast; forecasts use the default "
-        "calibration, fitted on the built-in battery";
+        "calibration, fitted on the calibration battery";
   }
-  if (job.leave_one_out) {
-    doc["leave_one_out"] = {{"right", job.leave_one_out->right},
-                            {"decided", job.leave_one_out->decided},
-                            {"abstained", job.leave_one_out->abstained}};
-  }
+  if (!job.held_out_error.empty()) doc["held_out_error"] = job.held_out_error;
   return doc;
 }
 
 std::string CalibrateText(const CalibrateJob& job) {
   const forecast::Calibration& c = job.calibration;
-  if (job.saved.empty()) {
+  if (job.examples < kMinExamples) {
     return fmt::format(
         "calibrate: {} labelled trials in {}: too few (4 needed).\n"
         "Forecasts use the default calibration: {} ({} trials).\n",
         job.examples, job.ledger_path, c.source, c.examples);
   }
-  std::string out =
-      fmt::format("calibrate: learned from {} trials in {}\n", job.examples, job.ledger_path);
+  std::string out = fmt::format("calibrate: learned from {} trials ({} corpora) in {}\n",
+                                job.examples, c.groups, job.ledger_path);
   out += fmt::format(
-      "  verdict from the sign of {} ({}); predicted net saving = {:.2f} x {} (residual sd "
-      "{:.3f})\n",
-      c.signal, c.mode == "point" ? "its value" : "its interval", c.slope, c.signal, c.residual_sd);
-  if (job.leave_one_out) {
-    out += fmt::format("  leave-one-out: {} of {} decided right, {} abstained\n",
-                       job.leave_one_out->right, job.leave_one_out->decided,
-                       job.leave_one_out->abstained);
+      "  chosen signal {}: net saving = {:+.3f} {:+.3f} x {}, clipped to [-1, 1]; 80% of its "
+      "out-of-corpus misses within {:+.3f} .. {:+.3f}\n",
+      c.signal, c.intercept, c.slope, c.signal,
+      c.residuals.empty() ? 0.0 : c.residuals[c.residuals.size() / 10],
+      c.residuals.empty() ? 0.0 : c.residuals[c.residuals.size() * 9 / 10]);
+  out += fmt::format("  pilot scale: {}, {} steps, {:.0f} tokens per run; {} of {} trials "
+                     "informative by the regime check\n",
+                     c.scale.model, c.scale.steps, c.scale.tokens, c.scale.informative,
+                     c.scale.trials);
+  if (!job.held_out.is_null()) {
+    out += forecast::FormatHeldOut(job.held_out);
+  } else {
+    out += "  leave-one-corpus-out: not run (" + job.held_out_error + ")\n";
   }
+  if (job.saved.empty()) return out + "  not saved (--no-save)\n";
   return out + fmt::format("  saved to {} (forecasts beside this ledger use it)\n", job.saved);
 }
 

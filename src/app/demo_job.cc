@@ -92,7 +92,7 @@ Result<DemoJob> RunDemoJob(const DemoRequest& r, const TrialObserver& observer) 
     job.selections.push_back(std::move(s));
   }
   if (r.select_only) return job;
-  PF_ASSIGN_OR_RETURN(TrialJob trial, RunTrialJob({config, r.ledger_path, true}, observer));
+  PF_ASSIGN_OR_RETURN(TrialJob trial, RunTrialJob({config, r.ledger_path, true, ""}, observer));
   job.trial = std::move(trial);
   return job;
 }

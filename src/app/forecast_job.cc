@@ -58,14 +58,25 @@ nlohmann::json ForecastCorrect(const std::string& verdict, double net_saving, bo
 nlohmann::json ForecastJson(const ForecastJob& job) {
   const forecast::ForecastOutcome& o = job.outcome;
   const forecast::Calibration& cal = job.config.calibration;
-  return {{"verdict", o.prediction.verdict},
-          {"strength", o.prediction.strength},
+  const forecast::Prediction& p = o.prediction;
+  return {{"verdict", p.verdict},
+          {"strength", p.strength},
           {"reason", o.result["reason"]},
-          {"predicted_saving", o.prediction.saving},
-          {"interval", {o.prediction.lo, o.prediction.hi}},
+          {"probability", p.probability},
+          {"predicted_saving", p.saving},
+          {"expected_saving", p.expected},
+          {"interval", {p.lo, p.hi}},
+          {"interval_level", 0.8},
+          {"decision_cost", p.decision_cost},
           {"signal", cal.signal},
           {"signals", o.signals},
-          {"calibration", {{"source", cal.source}, {"mode", cal.mode}, {"examples", cal.examples}}},
+          {"calibration",
+           {{"source", cal.source},
+            {"signal", cal.signal},
+            {"examples", cal.examples},
+            {"groups", cal.groups},
+            {"scale", forecast::ScaleToJson(cal.scale)}}},
+          {"scale", o.result["scale"]},
           {"cost", {{"core_seconds", o.core_seconds}, {"fraction_of_trial", o.fraction_of_trial}}},
           {"receipt", job.receipt_hash}};
 }
@@ -78,10 +89,11 @@ std::string SignalLines(const ForecastJob& job) {
     auto x = forecast::SignalFromJson(value);
     if (!x) continue;
     if (!value.contains("interval")) {
-      text += fmt::format("  {:<18} {:.4f}\n", name, x->value);
+      text += fmt::format("  {:<20} {:.4f}{}\n", name, x->value,
+                          name == job.config.calibration.signal ? "   <- the verdict's" : "");
       continue;
     }
-    text += fmt::format("  {:<18} {:+.4f}  ({:+.4f} .. {:+.4f}){}\n", name, x->value, x->lo, x->hi,
+    text += fmt::format("  {:<20} {:+.4f}  ({:+.4f} .. {:+.4f}){}\n", name, x->value, x->lo, x->hi,
                         name == job.config.calibration.signal ? "   <- the verdict's" : "");
   }
   return text;
@@ -91,22 +103,33 @@ std::string SignalLines(const ForecastJob& job) {
 
 std::string ForecastText(const ForecastJob& job) {
   const forecast::ForecastOutcome& o = job.outcome;
+  const forecast::Prediction& p = o.prediction;
   const forecast::Calibration& cal = job.config.calibration;
-  std::string text = fmt::format("verdict: {} ({}: the signal's interval {} 0)\n",
-                                 o.prediction.verdict, o.prediction.strength,
-                                 o.prediction.strength == "clear" ? "excludes" : "straddles");
+  std::string text =
+      fmt::format("verdict: {} (chance that curating pays: {:.0f}%; {})\n", p.verdict,
+                  100 * p.probability, p.strength);
   text += "  because: " + o.result["reason"].get<std::string>() + "\n";
-  text +=
-      fmt::format("predicted net compute saving: {:+.1f}% (80% interval {:+.1f}% .. {:+.1f}%)\n",
-                  100 * o.prediction.saving, 100 * o.prediction.lo, 100 * o.prediction.hi);
-  text +=
-      "signals: gain of the curated over the random quarter on the target's selectable part\n"
-      "(bits per byte; 80% interval over the target's documents)\n";
-  text += SignalLines(job);
-  text += fmt::format("calibration: {} ({} trials; verdict by the {}'s sign)\n", cal.source,
-                      cal.examples, cal.mode == "point" ? "value" : "interval");
   text += fmt::format(
-      "cost: {:.2f} core-seconds = {:.1f}% of the trial's training compute (estimated)\n",
+      "predicted net compute saving: {:+.1f}% (80% interval {:+.1f}% .. {:+.1f}%; expected "
+      "{:+.1f}%)\n",
+      100 * p.saving, 100 * p.lo, 100 * p.hi, 100 * p.expected);
+  if (!p.scale_matches) {
+    text += fmt::format(
+        "  scale: calibrated on {} for {} steps, asked about {} for {} steps: the interval is "
+        "widened; run a calibration battery at this scale to narrow it\n",
+        cal.scale.model, cal.scale.steps, job.config.model_name, job.config.steps);
+  }
+  text +=
+      "signals: the curated quarter against the random quarter on the target's selectable part\n"
+      "(gains in bits per byte with an 80% interval over the target's documents; coverage and "
+      "classifier AUC as shares)\n";
+  text += SignalLines(job);
+  text += fmt::format("calibration: {} ({} trials from {} corpora; pilot {}/{} steps, {} of {} "
+                      "informative by the regime check)\n",
+                      cal.source, cal.examples, cal.groups, cal.scale.model, cal.scale.steps,
+                      cal.scale.informative, cal.scale.trials);
+  text += fmt::format(
+      "cost: {:.2f} core-seconds = {:.2f}% of the trial's training compute (estimated)\n",
       o.core_seconds, 100 * o.fraction_of_trial);
   text += "receipt " + job.receipt_hash.substr(0, 16) + "\n";
   return text;

@@ -79,6 +79,7 @@ Result<TrialJob> RunTrialJob(const TrialRequest& request, const TrialObserver& o
   if (leader && request.forecast_first && !config.IsScheduleTrial() &&
       config.forecast_hash.empty()) {
     forecast::ForecastConfig fc = ForecastConfigFor(config);
+    fc.group = request.group;
     PF_ASSIGN_OR_RETURN(fc.calibration, LoadCalibration(request.ledger_path));
     before_training =
         [&, fc](const std::vector<trial::MadeArm>& arms) -> Result<trial::ForecastCharge> {

@@ -22,6 +22,7 @@ struct TrialRequest {
   std::string ledger_path;
   // Make the forecast the trial tests first (data trials, when config names none).
   bool forecast_first = true;
+  std::string group;  // the forecast's group (a battery target's corpus); "" = the target's own
 };
 
 struct TrialObserver {

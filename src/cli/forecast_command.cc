@@ -17,25 +17,27 @@ int RunForecast(int argc, char** argv) {
   CLI::App app;
   Describe(app, "forecast",
            "Before any training step: will training on the selector's quarter of the pool reach\n"
-           "the random quarter's quality with less compute? Prints a verdict (curate, random or\n"
-           "uncertain), a predicted net compute saving with an 80% interval, the signals behind\n"
-           "it, and its own cost as a fraction of the trial's training compute. It makes both\n"
-           "arms and measures how much better byte n-gram models of the curated quarter predict\n"
-           "the target's selectable part than those of the random quarter (a gain in bits per\n"
-           "byte, with an 80% interval over the target's documents). Curate when the gain is\n"
-           "above 0, random when below (a calibration may instead require its whole interval\n"
-           "on one side, else uncertain); the call is 'clear' when the interval excludes 0,\n"
-           "else 'weak'. A target the pool barely covers gets random. It never reads the\n"
-           "held-out target. Appends a receipt to the ledger.\n\n"
-           "--calibrate refits the signal, the rule and the slope from signal to saving on the\n"
-           "trials in the ledger that tested a forecast, and saves them beside the ledger for\n"
-           "later forecasts.\n\n"
+           "the random quarter's quality with less compute? It makes both arms (never reading the\n"
+           "held-out target) and measures signals of the curated quarter against the random\n"
+           "one on the target's selectable part: byte n-gram gains, 4-gram coverage, and how\n"
+           "well a classifier tells the target from each arm. A line fitted on trials already\n"
+           "run maps the calibration's chosen signal to a net saving in [-1, 1]; the line's\n"
+           "misses on corpora it was not fitted on give the 80% interval and the probability\n"
+           "that curating pays. Verdict: curate when the expected saving exceeds the\n"
+           "forecast's own cost (a fraction of the trial), random when it is below minus\n"
+           "that cost, else uncertain. A forecast for a model or step count other than the\n"
+           "calibration's says so and widens its interval. Appends a receipt to the ledger.\n\n"
+           "--calibrate refits on the trials in the ledger that tested a forecast (choosing\n"
+           "the signal whose out-of-corpus misses are smallest), prints the leave-one-corpus-\n"
+           "out figures (accuracy on clear cases, abstentions, interval coverage, compute\n"
+           "against always-curate and always-random, each signal alone), and saves the fit\n"
+           "beside the ledger for later forecasts (--no-save: only report).\n\n"
            "Example:\n  preflight forecast --pool data/brown/pools/cj.jsonl \\\n"
            "      --target-select data/brown/targets/cj.select.jsonl --selector dsir \\\n"
            "      --model tiny --steps 300");
   forecast::ForecastConfig c;
   ModelFlags model;
-  bool json = false, quiet = false, calibrate = false;
+  bool json = false, quiet = false, calibrate = false, no_save = false;
   std::string ledger_path = ledger::DefaultLedgerPath();
   app.add_option("--pool", c.pool, "pool files (JSONL)");
   app.add_option("--target-select", c.target_select, "target documents the selector may read");
@@ -62,12 +64,15 @@ int RunForecast(int argc, char** argv) {
   app.add_option("--ledger", ledger_path, "receipt ledger")->capture_default_str();
   app.add_flag("--calibrate", calibrate,
                "refit the calibration on the ledger's trials (then forecast, if --pool is given)");
+  app.add_flag("--no-save", no_save, "with --calibrate: report only, save no calibration");
+  app.add_option("--group", c.group,
+                 "the target's group (its corpus), recorded so --calibrate can leave it out");
   app.add_flag("--json", json, "print one JSON document on stdout");
   app.add_flag("--quiet", quiet, "no progress on stderr");
   if (int code = Parse(app, argc, argv); code >= 0) return code;
 
   if (calibrate) {
-    auto fit = app::RunCalibrateJob(ledger_path);
+    auto fit = app::RunCalibrateJob(ledger_path, !no_save);
     if (!fit.ok()) return Fail("forecast", fit.status());
     if (c.pool.empty()) {
       if (json) {

@@ -123,7 +123,7 @@ int RunTrial(int argc, char** argv) {
     if (Status st = PrintTrialEstimate(f.config, "trial"); !st.ok()) return Fail("trial", st);
   }
   TrialProgressBar bar(f.quiet);
-  auto job = app::RunTrialJob({f.config, f.ledger_path, true}, bar.Observer());
+  auto job = app::RunTrialJob({f.config, f.ledger_path, true, ""}, bar.Observer());
   if (!job.ok()) return Fail("trial", job.status());
   if (!job->outcome.leader) return 0;  // an MPI rank other than 0: rank 0 prints
   if (f.json) {

@@ -1,78 +1,224 @@
 #include "forecast/calibration.h"
 
+#include <algorithm>
 #include <cmath>
+#include <set>
 
 namespace preflight::forecast {
+namespace {
 
-std::string VerdictFor(const SignalValue& x, const std::string& mode) {
-  const double lo = mode == "point" ? x.value : x.lo;
-  const double hi = mode == "point" ? x.value : x.hi;
-  if (lo > 0) return "curate";
-  if (hi < 0 || (mode != "point" && hi <= 0)) return "random";
-  return "uncertain";
+constexpr double kLevel = 0.8;           // the interval's coverage
+constexpr double kClearProbability = 0.9;  // a verdict this sure (either way) is "clear"
+constexpr double kOtherScaleWidening = 2;  // residuals' factor at a scale not calibrated
+
+double Clip(double v) { return std::clamp(v, -1.0, 1.0); }
+
+// The q-quantile of sorted values, linearly interpolated.
+double Quantile(const std::vector<double>& sorted, double q) {
+  if (sorted.empty()) return 0;
+  const double at = q * static_cast<double>(sorted.size() - 1);
+  const size_t below = static_cast<size_t>(std::floor(at));
+  const size_t above = std::min(sorted.size() - 1, below + 1);
+  return sorted[below] + (at - static_cast<double>(below)) * (sorted[above] - sorted[below]);
 }
 
-Prediction Calibration::Predict(const SignalValue& x) const {
+struct Point {
+  double x = 0, y = 0;
+  std::string group;
+};
+
+struct Line {
+  double intercept = 0, slope = 0;
+  double At(double x) const { return Clip(intercept + slope * x); }
+};
+
+// Least squares; a flat line at the mean when x does not vary.
+Line FitLine(const std::vector<Point>& points) {
+  double mx = 0, my = 0;
+  for (const Point& p : points) {
+    mx += p.x;
+    my += p.y;
+  }
+  const double n = static_cast<double>(points.size());
+  mx /= n;
+  my /= n;
+  double sxx = 0, sxy = 0;
+  for (const Point& p : points) {
+    sxx += (p.x - mx) * (p.x - mx);
+    sxy += (p.x - mx) * (p.y - my);
+  }
+  Line line;
+  line.slope = sxx > 1e-300 ? sxy / sxx : 0;
+  line.intercept = my - line.slope * mx;
+  return line;
+}
+
+// Each point's miss by the line fitted without its group; in-sample misses, widened, when there
+// are fewer than 3 groups.
+std::vector<double> OutOfGroupResiduals(const std::vector<Point>& points, const Line& all) {
+  std::set<std::string> groups;
+  for (const Point& p : points) groups.insert(p.group);
+  std::vector<double> residuals;
+  if (groups.size() < 3) {
+    const double n = static_cast<double>(points.size());
+    const double widen = n > 2 ? std::sqrt(n / (n - 2)) : 2.0;
+    for (const Point& p : points) residuals.push_back(widen * (p.y - all.At(p.x)));
+  } else {
+    for (const std::string& g : groups) {
+      std::vector<Point> rest;
+      for (const Point& p : points)
+        if (p.group != g) rest.push_back(p);
+      const Line line = FitLine(rest);
+      for (const Point& p : points)
+        if (p.group == g) residuals.push_back(p.y - line.At(p.x));
+    }
+  }
+  std::sort(residuals.begin(), residuals.end());
+  return residuals;
+}
+
+PilotScale ScaleOf(const std::vector<Example>& examples) {
+  PilotScale s;
+  std::map<std::pair<std::string, int64_t>, int> seen;
+  for (const Example& e : examples) ++seen[{e.scale.model, e.scale.steps}];
+  const auto most = std::max_element(seen.begin(), seen.end(), [](auto& a, auto& b) {
+    return a.second < b.second;
+  });
+  if (most == seen.end()) return s;
+  s.model = most->first.first;
+  s.steps = most->first.second;
+  for (const Example& e : examples) {
+    if (!s.Matches(e.scale.model, e.scale.steps)) continue;
+    s.tokens = e.scale.tokens;
+    ++s.trials;
+    s.informative += e.scale.informative;
+  }
+  return s;
+}
+
+}  // namespace
+
+Prediction Calibration::Predict(const SignalValue& x, double decision_cost,
+                                bool scale_matches) const {
   Prediction p;
-  p.saving = slope * x.value;
-  p.lo = std::min(slope * x.lo, slope * x.hi);
-  p.hi = std::max(slope * x.lo, slope * x.hi);
-  p.verdict = VerdictFor(x, mode);
-  p.strength = (x.lo > 0 || x.hi <= 0) ? "clear" : "weak";
+  p.saving = Clip(intercept + slope * x.value);
+  p.decision_cost = decision_cost;
+  p.scale_matches = scale_matches;
+  const double widen = scale_matches ? 1.0 : kOtherScaleWidening;
+  std::vector<double> outcomes;
+  for (double r : residuals) outcomes.push_back(Clip(p.saving + widen * r));
+  if (outcomes.empty()) outcomes.push_back(p.saving);
+  std::sort(outcomes.begin(), outcomes.end());
+  double above = 0, sum = 0;
+  for (double o : outcomes) {
+    above += o > 0;
+    sum += o;
+  }
+  const double n = static_cast<double>(outcomes.size());
+  p.probability = above / n;
+  p.expected = sum / n;
+  p.lo = Quantile(outcomes, (1 - kLevel) / 2);
+  p.hi = Quantile(outcomes, 1 - (1 - kLevel) / 2);
+  if (p.expected > decision_cost) {
+    p.verdict = "curate";
+  } else if (p.expected < -decision_cost) {
+    p.verdict = "random";
+  } else {
+    p.verdict = "uncertain";
+  }
+  const bool sure = p.probability >= kClearProbability || p.probability <= 1 - kClearProbability;
+  p.strength = sure ? "clear" : "weak";
   return p;
 }
 
+nlohmann::json ScaleToJson(const PilotScale& s) {
+  return {{"model", s.model},
+          {"steps", s.steps},
+          {"tokens", s.tokens},
+          {"trials", s.trials},
+          {"informative", s.informative}};
+}
+
 nlohmann::json Calibration::ToJson() const {
-  return {{"signal", signal},           {"mode", mode},         {"slope", slope},
-          {"residual_sd", residual_sd}, {"examples", examples}, {"source", source}};
+  return {{"signal", signal},       {"intercept", intercept}, {"slope", slope},
+          {"residuals", residuals}, {"examples", examples},   {"groups", groups},
+          {"scale", ScaleToJson(scale)}, {"source", source}};
 }
 
 Result<Calibration> Calibration::FromJson(const nlohmann::json& j) {
   Calibration c;
   try {
     c.signal = j.at("signal").get<std::string>();
-    c.mode = j.at("mode").get<std::string>();
+    c.intercept = j.at("intercept").get<double>();
     c.slope = j.at("slope").get<double>();
-    c.residual_sd = j.at("residual_sd").get<double>();
+    c.residuals = j.at("residuals").get<std::vector<double>>();
     c.examples = j.at("examples").get<int>();
+    c.groups = j.at("groups").get<int>();
+    const nlohmann::json& s = j.at("scale");
+    c.scale = {s.at("model").get<std::string>(), s.at("steps").get<int64_t>(),
+               s.at("tokens").get<double>(), s.at("trials").get<int>(),
+               s.at("informative").get<int>()};
     c.source = j.at("source").get<std::string>();
   } catch (const nlohmann::json::exception& e) {
-    return Status::Corruption(std::string("not a calibration: ") + e.what());
+    return Status::Corruption(std::string("not a calibration (made by an older preflight? rerun "
+                                          "`preflight forecast --calibrate`): ") +
+                              e.what());
   }
+  std::sort(c.residuals.begin(), c.residuals.end());
   return c;
 }
 
 Result<Calibration> Fit(const std::vector<Example>& examples, const std::string& signal,
-                        const std::string& mode, const std::string& source) {
-  double sxx = 0, sxy = 0;
-  int n = 0;
+                        const std::string& source) {
+  std::vector<Point> points;
+  std::set<std::string> groups;
   for (const Example& e : examples) {
     auto it = e.signals.find(signal);
     if (it == e.signals.end()) continue;
-    sxx += it->second.value * it->second.value;
-    sxy += it->second.value * e.Label();
-    ++n;
+    points.push_back({it->second.value, e.Label(), e.group.empty() ? e.name : e.group});
+    groups.insert(points.back().group);
   }
-  if (n < 3) {
+  if (points.size() < 3) {
     return Status::InvalidArgument("a calibration needs at least 3 labelled trials with signal " +
-                                   signal + "; have " + std::to_string(n));
+                                   signal + "; have " + std::to_string(points.size()));
   }
-  if (!(sxx > 0)) return Status::InvalidArgument("every labelled trial has " + signal + " = 0");
+  const Line line = FitLine(points);
   Calibration c;
   c.signal = signal;
-  c.mode = mode;
-  c.slope = sxy / sxx;
-  double rss = 0;
-  for (const Example& e : examples) {
-    auto it = e.signals.find(signal);
-    if (it == e.signals.end()) continue;
-    const double r = e.Label() - c.slope * it->second.value;
-    rss += r * r;
-  }
-  c.residual_sd = std::sqrt(rss / (n - 1));
-  c.examples = n;
+  c.intercept = line.intercept;
+  c.slope = line.slope;
+  c.residuals = OutOfGroupResiduals(points, line);
+  c.examples = static_cast<int>(points.size());
+  c.groups = static_cast<int>(groups.size());
+  c.scale = ScaleOf(examples);
   c.source = source;
   return c;
+}
+
+Result<Calibration> Calibrate(const std::vector<Example>& examples,
+                              const std::vector<std::string>& candidates,
+                              const std::string& source) {
+  std::optional<Calibration> best;
+  double best_error = 0;
+  for (const std::string& signal : candidates) {
+    const bool everywhere = std::all_of(examples.begin(), examples.end(),
+                                        [&](const Example& e) { return e.signals.count(signal); });
+    if (!everywhere) continue;
+    auto c = Fit(examples, signal, source);
+    if (!c.ok()) continue;
+    double error = 0;
+    for (double r : c->residuals) error += r * r;
+    error /= static_cast<double>(std::max<size_t>(1, c->residuals.size()));
+    if (!best || error < best_error) {
+      best = std::move(c).value();
+      best_error = error;
+    }
+  }
+  if (!best) {
+    return Status::InvalidArgument(
+        "no candidate signal was measured on every labelled trial (at least 3 needed)");
+  }
+  return *best;
 }
 
 std::optional<bool> Correct(const std::string& verdict, std::optional<double> net) {
@@ -81,64 +227,15 @@ std::optional<bool> Correct(const std::string& verdict, std::optional<double> ne
   return (verdict == "curate") == paid;
 }
 
-Result<Calibration> Calibrate(const std::vector<Example>& examples,
-                              const std::vector<std::string>& candidates,
-                              const std::string& source) {
-  std::string best_signal, best_mode;
-  int best_score = 0, best_abstained = 0;
-  for (const std::string& signal : candidates) {
-    for (const char* mode : {"point", "interval"}) {
-      int score = 0, abstained = 0, have = 0;
-      for (const Example& e : examples) {
-        auto it = e.signals.find(signal);
-        if (it == e.signals.end()) continue;
-        ++have;
-        auto correct = Correct(VerdictFor(it->second, mode), e.net);
-        if (!correct) ++abstained;
-        if (correct) score += *correct ? 1 : -1;
-      }
-      if (have < static_cast<int>(examples.size())) continue;  // not measured on every example
-      if (best_signal.empty() || score > best_score ||
-          (score == best_score && abstained < best_abstained)) {
-        best_signal = signal;
-        best_mode = mode;
-        best_score = score;
-        best_abstained = abstained;
-      }
-    }
-  }
-  if (best_signal.empty()) {
-    return Status::InvalidArgument("no candidate signal was measured on every labelled trial");
-  }
-  return Fit(examples, best_signal, best_mode, source);
-}
-
-Result<std::vector<Prediction>> LeaveOneOut(const std::vector<Example>& examples,
-                                            const std::vector<std::string>& candidates) {
-  if (examples.size() < 4) {
-    return Status::InvalidArgument("leave-one-out needs at least 4 labelled trials");
-  }
-  std::vector<Prediction> out;
-  for (size_t i = 0; i < examples.size(); ++i) {
-    std::vector<Example> rest;
-    for (size_t j = 0; j < examples.size(); ++j)
-      if (j != i) rest.push_back(examples[j]);
-    PF_ASSIGN_OR_RETURN(Calibration c, Calibrate(rest, candidates, "leave-one-out"));
-    auto it = examples[i].signals.find(c.signal);
-    if (it == examples[i].signals.end()) {
-      return Status::InvalidArgument(examples[i].name + " lacks signal " + c.signal);
-    }
-    out.push_back(c.Predict(it->second));
-  }
-  return out;
-}
-
 const std::vector<std::string>& CandidateSignals() {
-  static const std::vector<std::string> kCandidates = {"byte_bigram_gain", "byte_unigram_gain"};
+  static const std::vector<std::string> kCandidates = {
+      "byte_bigram_gain", "byte_unigram_gain", "ngram4_coverage_gain",
+      "classifier_gap",   "classifier_auc",    "byte_pair_coverage"};
   return kCandidates;
 }
 
 nlohmann::json SignalToJson(const SignalValue& x) {
+  if (x.lo == x.value && x.hi == x.value) return {{"value", x.value}};  // no interval measured
   return {{"value", x.value}, {"interval", {x.lo, x.hi}}};
 }
 
@@ -152,48 +249,6 @@ std::optional<SignalValue> SignalFromJson(const nlohmann::json& j) {
     x.hi = j["interval"][1].get<double>();
   }
   return x;
-}
-
-std::vector<Example> ExamplesFromReceipts(const std::vector<nlohmann::json>& receipts) {
-  std::map<std::string, std::map<std::string, SignalValue>> forecasts;
-  for (const auto& r : receipts) {
-    if (r.value("kind", "") != "forecast" || !r.contains("result")) continue;
-    const auto& signals = r["result"].value("signals", nlohmann::json::object());
-    auto& into = forecasts[r.value("hash", "")];
-    for (auto& [name, value] : signals.items()) {
-      if (auto x = SignalFromJson(value)) into[name] = *x;
-    }
-  }
-  std::vector<Example> out;
-  for (const auto& r : receipts) {
-    if (r.value("kind", "") != "trial" || !r.contains("config") || !r.contains("result")) continue;
-    const std::string forecast = r["config"].value("forecast", "");
-    auto it = forecasts.find(forecast);
-    if (forecast.empty() || it == forecasts.end()) continue;
-    const auto& saved = r["result"].value("compute_saved", nlohmann::json::object());
-    if (!saved.contains("net")) continue;
-    Example e;
-    e.name = r["config"].value("target_name", "");
-    if (e.name.empty()) e.name = r["config"].value("target_select", "");
-    e.signals = it->second;
-    if (saved["net"].is_number()) e.net = saved["net"].get<double>();
-    out.push_back(e);
-  }
-  return out;
-}
-
-Calibration DefaultCalibration() {
-  // `preflight battery --spec data/brown/battery.json --model tiny --steps 300` (19 targets,
-  // 4 seeds, dsir, keep 0.25), then `preflight forecast --calibrate` on its ledger
-  // (doc/forecast.md has the run and its table).
-  Calibration c;
-  c.signal = "byte_bigram_gain";
-  c.mode = "point";
-  c.slope = 6.886;
-  c.residual_sd = 0.103;
-  c.examples = 19;
-  c.source = "default: fitted on the built-in Brown battery (tiny model, 300 steps)";
-  return c;
 }
 
 }  // namespace preflight::forecast

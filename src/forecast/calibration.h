@@ -1,23 +1,31 @@
 #pragma once
-// From signals to a verdict and a predicted saving.
+// From a signal to a bounded, calibrated forecast.
 //
-// The verdict comes from the sign of one signal: every signal here is a gain of the curated arm
-// over the random arm (> 0: curated is closer to the target), measured with a bootstrap interval
-// over the target's documents (signals.h). By `mode`:
-//   "point":    curate if the gain is > 0, random if < 0 (uncertain only at exactly 0)
-//   "interval": curate if the interval lies above 0, random if at or below 0, else uncertain
-// Either way the forecast says how strong the call is: "clear" when the interval excludes 0,
-// "weak" when it straddles 0.
-// The predicted net saving is a line through the origin (no gain, no saving) fitted on trials
-// already run: saving = slope * gain, and its interval is the signal's interval through the
-// line. Every trial that tested a forecast is a labelled example; one whose curated arm never
-// caught up within its budget is labelled 0: it saved at most nothing (the true value is lower
-// and unknown), so the fit errs towards curating, never away.
+// The model: the net saving of curating, y, against one signal x (chosen below), as a line
+// y = intercept + slope * x fitted by least squares on trials already run, its prediction
+// clipped to [-1, 1]. The spread comes from the line's own misses on corpora it was not fitted
+// on: `residuals` holds, for every example, y minus the prediction of the line fitted without
+// that example's group (its corpus). A forecast's outcomes are prediction + residual_i (each
+// clipped to [-1, 1]); from them:
+//   probability       the share of outcomes > 0: the chance curating pays
+//   predicted_saving  the clipped line
+//   interval          the outcomes' 10th and 90th percentiles (80%)
+//   expected          the outcomes' mean: the expected saving of curating, in the trial's units
+// The decision minimises expected compute with the forecast's own cost c (a fraction of the
+// trial's compute) counted: curate when expected > c, random when expected < -c; otherwise the
+// expected gain of deciding is below what the forecast cost, and it says `uncertain`.
+// A trial whose curated arm never caught up is labelled y = 0 in the line (it saved at most
+// nothing; its true value is lower and unknown) and counts as "did not pay" in the probability.
 //
-// Calibrating (Calibrate) chooses the signal and mode whose verdicts scored best on the examples
-// (right minus wrong; fewer abstentions break ties, then the order of the candidates) and fits
-// the signal's slope.
+// Scale: the calibration records the pilot scale its trials ran at (model, steps, tokens, how
+// many the regime check called informative). A forecast for another model or step count widens
+// the residuals twofold (so its interval, and usually its verdict, say how little it knows).
+//
+// Calibrate chooses the signal with the smallest squared error of its out-of-group predictions.
+// LeaveOneGroupOut (held_out.h) redoes the whole procedure (choice, fit, residuals) without each
+// group in turn.
 
+#include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -32,65 +40,80 @@ struct SignalValue {
   double value = 0, lo = 0, hi = 0;  // lo == hi == value when the signal has no interval
 };
 
+// The pilot a trial ran at.
+struct PilotScale {
+  std::string model;      // tiny | small | medium | custom
+  int64_t steps = 0;      // per run
+  double tokens = 0;      // per run
+  int trials = 0;         // how many trials the calibration holds at this scale
+  int informative = 0;    // of them, how many the regime check called informative
+  bool Matches(const std::string& other_model, int64_t other_steps) const {
+    return model == other_model && steps == other_steps;
+  }
+};
+
 struct Example {
-  std::string name;                            // the target, for tables
+  std::string name;   // the target, for tables
+  std::string group;  // its corpus: leave-one-corpus-out leaves a whole group out
   std::map<std::string, SignalValue> signals;  // what the forecast measured
-  std::optional<double> net;                   // the trial's net saving; nullopt: never caught up
+  std::optional<double> net;  // the trial's net saving; nullopt: never caught up
+  double forecast_cost = 0;   // the forecast's cost as a fraction of the trial's compute
+  int seeds = 4;              // runs per arm of the trial
+  PilotScale scale;           // the trial's (trials = 1, informative = 0 or 1)
   double Label() const { return net ? *net : 0.0; }
 };
 
 struct Prediction {
-  double saving = 0, lo = 0, hi = 0;
+  double saving = 0, lo = 0, hi = 0;  // bounded to [-1, 1]; lo/hi: the 80% interval
+  double probability = 0.5;           // that curating pays (net > 0)
+  double expected = 0;                // the expected net saving of curating
+  double decision_cost = 0;           // the forecast's cost the decision weighed
+  bool scale_matches = true;
   std::string verdict;   // curate | random | uncertain
-  std::string strength;  // clear | weak
+  std::string strength;  // clear (probability <= 0.1 or >= 0.9) | weak
 };
 
 struct Calibration {
   std::string signal = "byte_bigram_gain";
-  std::string mode = "point";  // point | interval
-  double slope = 0;
-  double residual_sd = 0;  // of the labels around the line: how far a saving may fall from it
-  int examples = 0;
+  double intercept = 0, slope = 0;
+  std::vector<double> residuals;  // out-of-group, sorted
+  int examples = 0, groups = 0;
+  PilotScale scale;
   std::string source;  // where the fit came from, in words
 
-  Prediction Predict(const SignalValue& x) const;
+  // `decision_cost`: the forecast's cost as a fraction of the trial's compute.
+  Prediction Predict(const SignalValue& x, double decision_cost, bool scale_matches = true) const;
   nlohmann::json ToJson() const;
   static Result<Calibration> FromJson(const nlohmann::json& j);
 };
 
-// The verdict by the sign of the signal's point value or interval (mode).
-std::string VerdictFor(const SignalValue& x, const std::string& mode);
-
-// The slope of `signal` through the origin, on the examples that have it (at least 3, not all 0).
+// The line of `signal` on the examples that have it (at least 3), with out-of-group residuals
+// (in-sample ones, widened by sqrt(n / (n - 2)), when fewer than 3 groups).
 Result<Calibration> Fit(const std::vector<Example>& examples, const std::string& signal,
-                        const std::string& mode, const std::string& source);
+                        const std::string& source);
 
-// Chooses the signal (see above) and fits it.
+// Chooses among `candidates` (each measured on every example) and fits the winner.
 Result<Calibration> Calibrate(const std::vector<Example>& examples,
                               const std::vector<std::string>& candidates,
                               const std::string& source);
 
-// Each example predicted by Calibrate on all the others (what the forecast would have said had
-// that target been new): the honest accuracy of the whole procedure, choice of signal included.
-Result<std::vector<Prediction>> LeaveOneOut(const std::vector<Example>& examples,
-                                            const std::vector<std::string>& candidates);
-
 // Right or wrong by DESIGN.md's rule; nullopt for an abstention.
 std::optional<bool> Correct(const std::string& verdict, std::optional<double> net);
 
-// The signals Calibrate chooses among, in order of preference.
+// The signals Calibrate chooses among, in order of preference (ties).
 const std::vector<std::string>& CandidateSignals();
 
-// The line fitted on the built-in Brown battery (tiny model, 300 steps, 4 seeds, dsir, keep
-// 0.25); how it was made is in doc/forecast.md.
+// The fit on the calibration battery (doc/forecast.md has the run).
 Calibration DefaultCalibration();
 
 // The labelled examples in a ledger's receipts: each trial receipt whose config names a forecast
-// receipt present in the same ledger.
+// receipt present in the same ledger. A target run again (same name) keeps its latest trial.
 std::vector<Example> ExamplesFromReceipts(const std::vector<nlohmann::json>& receipts);
 
 // A signal as a forecast receipt stores it: {"value", "interval": [lo, hi]}.
 nlohmann::json SignalToJson(const SignalValue& x);
 std::optional<SignalValue> SignalFromJson(const nlohmann::json& j);
+
+nlohmann::json ScaleToJson(const PilotScale& s);
 
 }  // namespace preflight::forecast

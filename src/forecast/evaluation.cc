@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "forecast/held_out.h"
+
 namespace preflight::forecast {
 namespace {
 
@@ -67,10 +69,10 @@ nlohmann::json EvaluateForecasts(const std::vector<BatteryOutcome>& rows) {
   out["always_curate"] = Score(rows, curate);
   out["always_random"] = Score(rows, random);
 
-  // Leave-one-target-out: each target's verdict from a calibration fitted on the others.
+  // Leave-one-corpus-out: each target's verdict from a calibration fitted without its corpus.
   std::vector<Example> examples;
   for (const auto& r : rows) examples.push_back(r.example);
-  auto loo = LeaveOneOut(examples, CandidateSignals());
+  auto loo = LeaveOneGroupOut(examples, CandidateSignals());
   std::vector<std::string> loo_verdicts;
   if (loo.ok()) {
     nlohmann::json per = nlohmann::json::array();
@@ -137,7 +139,7 @@ std::string FormatEvaluation(const nlohmann::json& e) {
                 "clear (|net|>=10%)", "abstained");
   out += line;
   block("forecast (as made)", e["forecast"]);
-  if (!e["leave_one_out"].is_null()) block("forecast (leave-one-target-out)", e["leave_one_out"]);
+  if (!e["leave_one_out"].is_null()) block("forecast (leave-one-corpus-out)", e["leave_one_out"]);
   block("always curate", e["always_curate"]);
   block("always random", e["always_random"]);
   const auto& v = e["value"];
@@ -158,7 +160,7 @@ std::string FormatEvaluation(const nlohmann::json& e) {
   out += line;
   if (!v["following_leave_one_out_core_seconds"].is_null()) {
     std::snprintf(line, sizeof(line),
-                  "    leave-one-target-out: saved vs always curate %+.0f, vs always random "
+                  "    leave-one-corpus-out: saved vs always curate %+.0f, vs always random "
                   "%+.0f\n",
                   v["saved_vs_always_curate_leave_one_out"].get<double>(),
                   v["saved_vs_always_random_leave_one_out"].get<double>());

@@ -1,9 +1,9 @@
 #pragma once
 // How good were a battery's forecasts? Decision accuracy (all targets, and clear cases where
 // |actual net saving| >= 10%), abstentions, the trivial rules on the same targets, the same
-// numbers for leave-one-target-out forecasts, and the value of the forecast: the compute spent
-// following it against always curating and always training on random data, net of the
-// forecasts' own cost. Pure arithmetic over finished trials.
+// numbers for leave-one-corpus-out forecasts (a target's group is its corpus), and the value of
+// the forecast: the compute spent following it against always curating and always training on
+// random data, net of the forecasts' own cost. Pure arithmetic over finished trials.
 //
 // Compute spent per target, in measured core-seconds (f = the trial's core-seconds per step):
 //   random arm   t_R * f + c_R                       (reaches L*, the random arm's best)
@@ -46,8 +46,8 @@ struct TrialCosts {
 // when the curated arm never caught up, its whole budget S f + c_C and then the random run.
 void FillCosts(const TrialCosts& costs, BatteryOutcome* row);
 
-// The summary (JSON; FormatEvaluation prints it). Leave-one-out needs at least 4 rows; with
-// fewer, "leave_one_out" is null.
+// The summary (JSON; FormatEvaluation prints it). "leave_one_out" holds the leave-one-corpus-out
+// verdicts; it is null when the rows are too few (held_out.h).
 nlohmann::json EvaluateForecasts(const std::vector<BatteryOutcome>& rows);
 
 std::string FormatEvaluation(const nlohmann::json& evaluation);

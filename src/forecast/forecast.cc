@@ -4,17 +4,17 @@
 #include <filesystem>
 #include <map>
 
+#include <fmt/format.h>
+
 #include "base/clock.h"
 #include "base/file.h"
 #include "corpus/scanner.h"
+#include "forecast/pool_signals.h"
 #include "select/selector.h"
 #include "train/trainer.h"
 
 namespace preflight::forecast {
 namespace {
-
-// Below this byte-pair coverage of the target by the pool, the verdict is random (see below).
-constexpr double kMinCoverage = 0.5;
 
 Result<std::vector<std::string>> ReadTexts(const std::string& path, const std::string& field) {
   std::vector<std::string> texts;
@@ -104,6 +104,7 @@ nlohmann::json ForecastConfig::ToJson() const {
                       {"proxy_fraction", proxy_fraction},
                       {"eval_max_windows", eval_max_windows},
                       {"calibration", calibration.ToJson()}};
+  if (!group.empty()) j["group"] = group;
   if (text_field != "text") j["text_field"] = text_field;
   if (id_field != "id") j["id_field"] = id_field;
   return j;
@@ -175,6 +176,16 @@ Result<Measured> MeasureSignals(const ForecastConfig& c, const std::vector<std::
     GainEstimate g = ByteNgramGain(curated, random, target, order);
     m.signals[order == 1 ? "byte_unigram_gain" : "byte_bigram_gain"] = {g.gain, g.lo, g.hi};
   }
+  if (progress) progress("pool signals (4-gram coverage, classifier)");
+  const double coverage = ByteBigramCoverage(random, target);
+  m.signals["byte_pair_coverage"] = {coverage, coverage, coverage};
+  const double covered = NgramCoverageGain(curated, random, target);
+  m.signals["ngram4_coverage_gain"] = {covered, covered, covered};
+  const double auc_random = ClassifierAuc(target, random);
+  const double auc_curated = ClassifierAuc(target, curated);
+  m.signals["classifier_auc"] = {auc_random, auc_random, auc_random};
+  m.signals["classifier_gap"] = {auc_random - auc_curated, auc_random - auc_curated,
+                                 auc_random - auc_curated};
   if (!c.proxy) {
     // f, timed: a few steps of the trial's model on the curated arm.
     if (progress) progress("time a training step");
@@ -208,39 +219,47 @@ Result<Measured> MeasureSignals(const ForecastConfig& c, const std::vector<std::
   return m;
 }
 
-// The verdict from the chosen signal, and the coverage guard. Returns the reason in words.
-Result<std::string> Decide(const ForecastConfig& c, const Measured& m,
-                           const std::vector<std::string>& random,
-                           const std::vector<std::string>& target, ForecastOutcome& out) {
+// The prediction from the calibration's signal, weighing the forecast's own cost; the reason in
+// words.
+Result<std::string> Decide(const ForecastConfig& c, const Measured& m, ForecastOutcome& out) {
   for (const auto& [name, x] : m.signals) out.signals[name] = SignalToJson(x);
-  auto chosen = m.signals.find(c.calibration.signal);
+  const Calibration& cal = c.calibration;
+  auto chosen = m.signals.find(cal.signal);
   if (chosen == m.signals.end()) {
-    return Status::InvalidArgument("the calibration uses signal '" + c.calibration.signal +
+    return Status::InvalidArgument("the calibration uses signal '" + cal.signal +
                                    "', which this forecast did not measure" +
-                                   (c.calibration.signal == "proxy_gain" ? " (add --proxy)" : ""));
+                                   (cal.signal == "proxy_gain" ? " (add --proxy)" : ""));
   }
-  out.prediction = c.calibration.Predict(chosen->second);
-  // A target the pool barely covers: no quarter of the pool can be much like it, whatever the
-  // gains' signs say; curating toward it buys nothing a random sample would not.
-  const double coverage = ByteBigramCoverage(random, target);
-  out.signals["byte_pair_coverage"] = {{"value", coverage}};
-  if (coverage >= kMinCoverage) {
-    return "the sign of " + c.calibration.signal + " (" + c.calibration.mode + ")";
+  const bool same_scale = cal.scale.Matches(c.model_name, c.steps);
+  out.prediction = cal.Predict(chosen->second, out.fraction_of_trial, same_scale);
+  std::string reason = fmt::format(
+      "{} = {:.4f} on a line fitted on {} trials ({} corpora); chance that curating pays {:.0f}%, "
+      "expected net saving {:+.1f}% against the forecast's cost of {:.2f}% of the trial",
+      cal.signal, chosen->second.value, cal.examples, cal.groups, 100 * out.prediction.probability,
+      100 * out.prediction.expected, 100 * out.fraction_of_trial);
+  if (!same_scale) {
+    reason += fmt::format(
+        "; calibrated at {}/{} steps, asked about {}/{}: interval widened twofold", cal.scale.model,
+        cal.scale.steps, c.model_name, c.steps);
   }
-  out.prediction.verdict = "random";
-  out.prediction.strength = "clear";
-  return "the random quarter holds only " + std::to_string(static_cast<int>(100 * coverage)) +
-         "% of the target's byte pairs (< " + std::to_string(static_cast<int>(100 * kMinCoverage)) +
-         "%): the pool has little like the target";
+  return reason;
 }
 
 void FillResult(const ForecastConfig& c, const std::string& reason, ForecastOutcome& out) {
-  out.result = {{"verdict", out.prediction.verdict},
-                {"strength", out.prediction.strength},
+  const Prediction& p = out.prediction;
+  out.result = {{"verdict", p.verdict},
+                {"strength", p.strength},
                 {"reason", reason},
-                {"predicted_saving", out.prediction.saving},
-                {"interval", {out.prediction.lo, out.prediction.hi}},
+                {"probability", p.probability},
+                {"predicted_saving", p.saving},
+                {"expected_saving", p.expected},
+                {"interval", {p.lo, p.hi}},
                 {"interval_level", 0.8},
+                {"decision_cost", p.decision_cost},
+                {"scale",
+                 {{"calibrated", ScaleToJson(c.calibration.scale)},
+                  {"asked", {{"model", c.model_name}, {"steps", c.steps}}},
+                  {"matches", p.scale_matches}}},
                 {"signal", c.calibration.signal},
                 {"signals", out.signals},
                 {"calibration", c.calibration.ToJson()},
@@ -263,15 +282,15 @@ Result<ForecastOutcome> ForecastOnArms(const ForecastConfig& c, const ForecastAr
   PF_ASSIGN_OR_RETURN(std::vector<std::string> random, ReadTexts(arms.random.path, c.text_field));
   PF_ASSIGN_OR_RETURN(std::vector<std::string> target, ReadTexts(c.target_select, c.text_field));
   PF_ASSIGN_OR_RETURN(Measured m, MeasureSignals(c, curated, random, target, out, progress));
-  PF_ASSIGN_OR_RETURN(std::string reason, Decide(c, m, random, target, out));
 
-  // The cost: measured here, plus the arms' selections when this forecast made them; against
-  // the trial's training compute, estimated.
+  // The cost (measured here, plus the arms' selections when this forecast made them) against
+  // the trial's training compute, estimated; the decision weighs it.
   out.core_seconds = meter.core_seconds() + arms.selection_core_seconds_charged;
   out.trial_core_seconds =
       m.train_core_seconds_per_step * static_cast<double>(2 * c.seeds * c.steps);
   out.fraction_of_trial =
       out.trial_core_seconds > 0 ? out.core_seconds / out.trial_core_seconds : 0;
+  PF_ASSIGN_OR_RETURN(std::string reason, Decide(c, m, out));
   out.evidence = {{"arms", {{"curated", ArmJson(arms.curated)}, {"random", ArmJson(arms.random)}}},
                   {"target_select_docs", target.size()},
                   {"proxy", m.proxy},

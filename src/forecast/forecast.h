@@ -51,6 +51,9 @@ struct ForecastConfig {
   double proxy_fraction = 0.035;
   int64_t eval_max_windows = 48;  // of T_sel, evenly spread
   std::string work_dir;
+  // The target's group (its corpus, in a battery): recorded so that calibrating can leave a
+  // whole corpus out. Empty: the target is its own group.
+  std::string group;
   Calibration calibration = DefaultCalibration();
 
   nlohmann::json ToJson() const;

@@ -35,9 +35,19 @@ TEST(ForecastCli, PlantedDomainSaysCurateAndRecordsItsMeasuredCost) {
   auto out = nlohmann::json::parse(r.out);
   EXPECT_EQ(out["verdict"], "curate");
   EXPECT_GT(out["predicted_saving"].get<double>(), 0);
-  EXPECT_LE(out["interval"][0].get<double>(), out["predicted_saving"].get<double>());
-  EXPECT_GE(out["interval"][1].get<double>(), out["predicted_saving"].get<double>());
+  EXPECT_LE(out["predicted_saving"].get<double>(), 1);
+  EXPECT_GT(out["probability"].get<double>(), 0.5);
+  EXPECT_LE(out["probability"].get<double>(), 1);
+  EXPECT_GE(out["interval"][0].get<double>(), -1);
+  EXPECT_LE(out["interval"][1].get<double>(), 1);
+  EXPECT_LE(out["interval"][0].get<double>(), out["interval"][1].get<double>());
   EXPECT_GT(out["signals"]["byte_bigram_gain"]["value"].get<double>(), 0);
+  EXPECT_TRUE(out["signals"]["ngram4_coverage_gain"]["value"].is_number());
+  EXPECT_GT(out["signals"]["classifier_gap"]["value"].get<double>(), 0);
+  // The calibration names its pilot scale; this forecast is for another (a custom model).
+  EXPECT_FALSE(out["calibration"]["scale"]["model"].get<std::string>().empty());
+  EXPECT_EQ(out["scale"]["matches"], false);
+  EXPECT_NE(out["reason"].get<std::string>().find("widened"), std::string::npos);
 
   auto receipts = Receipts(dir + "/ledger.jsonl");
   ASSERT_EQ(receipts.size(), 1u);
@@ -79,8 +89,11 @@ TEST(ForecastCli, TargetAbsentFromThePoolAndUnlikeItIsNotCurated) {
                   "/ledger.jsonl");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto out = nlohmann::json::parse(r.out);
-  EXPECT_TRUE(out["verdict"] == "random" || out["verdict"] == "uncertain") << out.dump();
   EXPECT_LT(out["signals"]["byte_pair_coverage"]["value"].get<double>(), 0.5);
+  // A classifier tells the Greek target from any arm of the pool perfectly, and neither arm
+  // covers its 4-grams: no signal sees a curated arm closer to it than a random one.
+  EXPECT_GT(out["signals"]["classifier_auc"]["value"].get<double>(), 0.95);
+  EXPECT_NEAR(out["signals"]["ngram4_coverage_gain"]["value"].get<double>(), 0, 0.01);
 }
 
 // Every input of a trial is checked before anything is written: a missing held-out file fails
@@ -147,34 +160,43 @@ TEST(ForecastCli, CalibratesFromTheLedgersLabelledTrials) {
   EXPECT_EQ(nlohmann::json::parse(none.out)["examples"], 0);
   EXPECT_TRUE(nlohmann::json::parse(none.out)["saved"].is_null());
 
-  // Five forecast + trial pairs, made by hand.
-  const double gains[] = {0.02, 0.04, -0.01, 0.03, 0.005};
-  const nlohmann::json nets[] = {0.15, 0.35, nullptr, 0.2, 0.02};
+  // Six forecast + trial pairs from three corpora, made by hand.
+  const double gains[] = {0.02, 0.04, -0.01, 0.03, 0.005, 0.01};
+  const nlohmann::json nets[] = {0.15, 0.35, nullptr, 0.2, 0.02, 0.05};
   std::vector<forecast::Example> want;
-  for (int i = 0; i < 5; ++i) {
+  for (int i = 0; i < 6; ++i) {
     nlohmann::json input = {{"role", "pool"},
                             {"path", "p"},
                             {"sha256", std::string(64, 'a')},
                             {"docs", 1},
                             {"bytes", 1}};
+    const std::string group = "corpus" + std::to_string(i % 3);
     nlohmann::json f = {
         {"kind", "forecast"},
         {"inputs", {input}},
-        {"config", nlohmann::json::object()},
+        {"config", {{"group", group}}},
         {"result",
          {{"signals",
            {{"byte_bigram_gain", {{"value", gains[i]}, {"interval", {gains[i], gains[i]}}}},
-            {"byte_unigram_gain", {{"value", gains[i]}, {"interval", {gains[i], gains[i]}}}}}}}},
+            {"byte_unigram_gain", {{"value", gains[i]}, {"interval", {gains[i], gains[i]}}}}}},
+          {"cost", {{"fraction_of_trial", 0.01}}}}},
         {"cost", {{"core_seconds", 0.1}, {"flops", 0}}}};
     auto appended = ledger::Append(ledger, f);
     ASSERT_TRUE(appended.ok()) << appended.status().message();
-    nlohmann::json t = {{"kind", "trial"},
-                        {"inputs", {input}},
-                        {"config", {{"forecast", (*appended)["hash"]}, {"target_name", "t"}}},
-                        {"result", {{"compute_saved", {{"net", nets[i]}}}}},
-                        {"cost", {{"core_seconds", 1}, {"flops", 0}}}};
+    nlohmann::json t = {
+        {"kind", "trial"},
+        {"inputs", {input}},
+        {"config",
+         {{"forecast", (*appended)["hash"]},
+          {"target_name", "t" + std::to_string(i)},
+          {"steps", 300},
+          {"model", {{"name", "tiny"}, {"batch", 16}, {"context", 64}}}}},
+        {"result", {{"compute_saved", {{"net", nets[i]}}}, {"caught_up", nets[i].is_number()}}},
+        {"cost", {{"core_seconds", 1}, {"flops", 0}}}};
     ASSERT_TRUE(ledger::Append(ledger, t).ok());
     forecast::Example e;
+    e.name = "t" + std::to_string(i);
+    e.group = group;
     e.signals["byte_bigram_gain"] = {gains[i], gains[i], gains[i]};
     if (nets[i].is_number()) e.net = nets[i].get<double>();
     want.push_back(e);
@@ -182,17 +204,34 @@ TEST(ForecastCli, CalibratesFromTheLedgersLabelledTrials) {
   auto r = RunCli("forecast --calibrate --json --ledger " + ledger);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto out = nlohmann::json::parse(r.out);
-  EXPECT_EQ(out["examples"], 5);
-  auto fit = forecast::Fit(want, "byte_bigram_gain", "point", "x");
+  EXPECT_EQ(out["examples"], 6);
+  auto fit = forecast::Fit(want, "byte_bigram_gain", "x");
   ASSERT_TRUE(fit.ok());
   EXPECT_NEAR(out["calibration"]["slope"].get<double>(), fit->slope, 1e-12);
-  EXPECT_EQ(out["leave_one_out"]["right"], 5);
+  EXPECT_EQ(out["calibration"]["groups"], 3);
+  EXPECT_EQ(out["calibration"]["scale"]["model"], "tiny");
+  EXPECT_EQ(out["calibration"]["scale"]["steps"], 300);
+  // Leave-one-corpus-out figures, and each signal alone.
+  const auto& held = out["held_out"];
+  ASSERT_TRUE(held.is_object()) << out.dump();
+  EXPECT_EQ(held["targets"], 6);
+  EXPECT_EQ(held["groups"], 3);
+  EXPECT_EQ(held["rows"].size(), 6u);
+  EXPECT_TRUE(held["by_signal"].contains("byte_bigram_gain"));
+  EXPECT_GE(held["coverage"].get<double>(), 0);
+  EXPECT_LE(held["coverage"].get<double>(), 1);
   const std::string saved = dir + "/calibration.json";
   EXPECT_EQ(out["saved"], saved);
   // Later forecasts beside this ledger use it.
   auto c = nlohmann::json::parse(testing::ReadText(saved));
   EXPECT_NEAR(c["slope"].get<double>(), fit->slope, 1e-12);
-  EXPECT_EQ(c["examples"], 5);
+  EXPECT_EQ(c["examples"], 6);
+  // --no-save reports and leaves the saved fit alone.
+  testing::WriteText(saved, "{}");
+  auto report = RunCli("forecast --calibrate --no-save --ledger " + ledger);
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  EXPECT_NE(report.out.find("leave-one-corpus-out"), std::string::npos) << report.out;
+  EXPECT_EQ(testing::ReadText(saved), "{}");
 }
 
 }  // namespace

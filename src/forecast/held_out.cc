@@ -1,0 +1,165 @@
+#include "forecast/held_out.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <set>
+
+namespace preflight::forecast {
+namespace {
+
+constexpr double kClear = 0.10;
+
+bool IsClear(const Example& e) { return !e.net || std::fabs(*e.net) >= kClear; }
+
+// Compute per target in runs of the random arm to L*.
+double CurateRuns(const Example& e) { return e.net ? 1 - *e.net : 2.0; }
+double ForecastRuns(const Example& e) { return e.forecast_cost * 2 * e.seeds; }
+
+bool Covered(const Example& e, const Prediction& p) {
+  if (!e.net) return p.lo <= 0;
+  return p.lo <= *e.net && *e.net <= p.hi;
+}
+
+nlohmann::json Rate(int right, int decided) {
+  return {{"right", right},
+          {"decided", decided},
+          {"accuracy", decided > 0 ? nlohmann::json(static_cast<double>(right) / decided)
+                                   : nlohmann::json(nullptr)}};
+}
+
+}  // namespace
+
+Result<std::vector<Prediction>> LeaveOneGroupOut(const std::vector<Example>& examples,
+                                                 const std::vector<std::string>& candidates) {
+  std::set<std::string> groups;
+  for (const Example& e : examples) groups.insert(e.group.empty() ? e.name : e.group);
+  if (groups.size() < 2) return Status::InvalidArgument("leave-one-group-out needs 2 groups");
+  std::vector<Prediction> out(examples.size());
+  for (const std::string& g : groups) {
+    std::vector<Example> rest;
+    for (const Example& e : examples)
+      if ((e.group.empty() ? e.name : e.group) != g) rest.push_back(e);
+    PF_ASSIGN_OR_RETURN(Calibration c, Calibrate(rest, candidates, "held out: " + g));
+    for (size_t i = 0; i < examples.size(); ++i) {
+      const Example& e = examples[i];
+      if ((e.group.empty() ? e.name : e.group) != g) continue;
+      auto x = e.signals.find(c.signal);
+      if (x == e.signals.end()) {
+        return Status::InvalidArgument(e.name + " lacks signal " + c.signal);
+      }
+      out[i] = c.Predict(x->second, e.forecast_cost);
+    }
+  }
+  return out;
+}
+
+nlohmann::json SummarizeHeldOut(const std::vector<Example>& examples,
+                                const std::vector<Prediction>& predictions) {
+  int clear = 0, clear_decided = 0, clear_right = 0, always_right = 0, abstained = 0, covered = 0;
+  double following = 0, deciding = 0, curate = 0, random = 0, cost = 0, max_cost = 0, error = 0;
+  std::set<std::string> groups;
+  nlohmann::json wrong = nlohmann::json::array(), rows = nlohmann::json::array();
+  for (size_t i = 0; i < examples.size(); ++i) {
+    const Example& e = examples[i];
+    const Prediction& p = predictions[i];
+    groups.insert(e.group);
+    const auto correct = Correct(p.verdict, e.net);
+    abstained += !correct.has_value();
+    covered += Covered(e, p);
+    error += std::fabs(p.saving - e.Label());
+    if (IsClear(e)) {
+      ++clear;
+      always_right += e.net && *e.net > 0;
+      if (correct) {
+        ++clear_decided;
+        clear_right += *correct;
+        if (!*correct) wrong.push_back({{"target", e.name}, {"group", e.group}});
+      }
+    }
+    const double chosen = p.verdict == "curate" ? CurateRuns(e) : 1.0;
+    following += ForecastRuns(e) + chosen;
+    deciding += chosen;
+    curate += CurateRuns(e);
+    random += 1;
+    cost += e.forecast_cost;
+    max_cost = std::max(max_cost, e.forecast_cost);
+    rows.push_back({{"target", e.name},
+                    {"group", e.group},
+                    {"verdict", p.verdict},
+                    {"probability", p.probability},
+                    {"predicted_saving", p.saving},
+                    {"interval", {p.lo, p.hi}},
+                    {"net", e.net ? nlohmann::json(*e.net) : nlohmann::json(nullptr)},
+                    {"right", correct ? nlohmann::json(*correct) : nlohmann::json(nullptr)}});
+  }
+  const double n = std::max<double>(1, static_cast<double>(examples.size()));
+  return {{"targets", examples.size()},
+          {"groups", groups.size()},
+          {"clear_threshold", kClear},
+          {"clear", Rate(clear_right, clear_decided)},
+          {"clear_cases", clear},
+          {"always_curate_clear", Rate(always_right, clear)},
+          {"abstained", abstained},
+          {"abstained_share", abstained / n},
+          {"coverage", covered / n},
+          {"mean_abs_error", error / n},
+          {"value_runs_per_target",
+           {{"following", following / n},
+            {"following_forecast_cost_excluded", deciding / n},
+            {"always_curate", curate / n},
+            {"always_random", random / n}}},
+          {"cost_fraction_of_trial", {{"mean", cost / n}, {"max", max_cost}}},
+          {"wrong", wrong},
+          {"rows", rows}};
+}
+
+Result<nlohmann::json> EvaluateHeldOut(const std::vector<Example>& examples,
+                                       const std::vector<std::string>& candidates) {
+  PF_ASSIGN_OR_RETURN(std::vector<Prediction> all, LeaveOneGroupOut(examples, candidates));
+  nlohmann::json out = SummarizeHeldOut(examples, all);
+  nlohmann::json by_signal = nlohmann::json::object();
+  for (const std::string& signal : candidates) {
+    auto alone = LeaveOneGroupOut(examples, {signal});
+    if (!alone.ok()) continue;  // not measured on every example
+    nlohmann::json s = SummarizeHeldOut(examples, *alone);
+    s.erase("rows");
+    s.erase("wrong");
+    by_signal[signal] = s;
+  }
+  out["by_signal"] = by_signal;
+  return out;
+}
+
+std::string FormatHeldOut(const nlohmann::json& h) {
+  auto rate = [](const nlohmann::json& r) {
+    if (r["accuracy"].is_null()) return std::string("no decisions");
+    return fmt::format("{}/{} = {:.0f}%", r["right"].get<int>(), r["decided"].get<int>(),
+                       100 * r["accuracy"].get<double>());
+  };
+  const auto& v = h["value_runs_per_target"];
+  std::string out = fmt::format(
+      "  leave-one-corpus-out ({} targets, {} corpora):\n"
+      "    clear cases (|net| >= 10% or never caught up): {} right   (always curate: {})\n"
+      "    abstained {} of {} ({:.0f}%)   80% interval coverage {:.0f}%   mean |error| {:.3f}\n"
+      "    compute per target, in random-arm runs to L*: following {:.3f} (its verdicts alone "
+      "{:.3f})   always curate {:.3f}   always random {:.3f}\n"
+      "    forecast cost: mean {:.2f}% of its trial (max {:.2f}%)\n",
+      h["targets"].get<int>(), h["groups"].get<int>(), rate(h["clear"]),
+      rate(h["always_curate_clear"]), h["abstained"].get<int>(), h["targets"].get<int>(),
+      100 * h["abstained_share"].get<double>(), 100 * h["coverage"].get<double>(),
+      h["mean_abs_error"].get<double>(), v["following"].get<double>(),
+      v["following_forecast_cost_excluded"].get<double>(), v["always_curate"].get<double>(),
+      v["always_random"].get<double>(), 100 * h["cost_fraction_of_trial"]["mean"].get<double>(),
+      100 * h["cost_fraction_of_trial"]["max"].get<double>());
+  if (h.contains("by_signal") && !h["by_signal"].empty()) {
+    out += "    each signal alone (same procedure): clear accuracy, abstained, coverage\n";
+    for (auto& [signal, s] : h["by_signal"].items()) {
+      out += fmt::format("      {:<22} {:<16} {:>3}   {:.0f}%\n", signal, rate(s["clear"]),
+                         s["abstained"].get<int>(), 100 * s["coverage"].get<double>());
+    }
+  }
+  return out;
+}
+
+}  // namespace preflight::forecast
