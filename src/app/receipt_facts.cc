@@ -70,6 +70,26 @@ std::string BatteryFacts(const json& r) {
       f.is_object() ? std::to_string(f.value("right", 0) + f.value("wrong", 0)) : std::string("?"));
 }
 
+// "3 rungs (tiny/150 to small/600): grows, 8.1% per decade (95% 2.0% to 14.2%)".
+std::string LadderFacts(const json& r) {
+  const json& rungs = At(r, {"rungs"});
+  std::string out = fmt::format("{} rungs", rungs.is_array() ? rungs.size() : 0);
+  if (rungs.is_array() && !rungs.empty()) {
+    auto name = [](const json& rung) {
+      return Text(rung.value("model", json())) + "/" + Text(rung.value("steps", json()));
+    };
+    out += " (" + name(rungs.front()) + " to " + name(rungs.back()) + ")";
+  }
+  const json& slope = At(r, {"trend", "slope_per_decade"});
+  const json& interval = At(r, {"trend", "interval"});
+  out += ": " + Text(At(r, {"trend", "direction"}));
+  if (slope.is_number()) out += ", " + Percent(slope) + " per decade";
+  if (interval.is_array() && interval.size() == 2) {
+    out += " (95% " + Percent(interval[0]) + " to " + Percent(interval[1]) + ")";
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string ReceiptFacts(const json& receipt) {
@@ -78,6 +98,7 @@ std::string ReceiptFacts(const json& receipt) {
   if (kind == "trial") return TrialFacts(r);
   if (kind == "forecast") return ForecastFacts(r);
   if (kind == "battery") return BatteryFacts(r);
+  if (kind == "ladder") return LadderFacts(r);
   if (kind == "selection") {
     return fmt::format("{} kept {} of {} docs, {} of {} bytes",
                        Text(At(receipt, {"config", "selector"})), Text(At(r, {"kept_docs"})),

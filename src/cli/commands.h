@@ -13,6 +13,7 @@ int RunDemo(int argc, char** argv);
 int RunTrain(int argc, char** argv);
 int RunTrial(int argc, char** argv);
 int RunBattery(int argc, char** argv);
+int RunLadder(int argc, char** argv);
 int RunForecast(int argc, char** argv);
 int RunReport(int argc, char** argv);
 int RunCost(int argc, char** argv);

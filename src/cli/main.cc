@@ -30,6 +30,8 @@ constexpr Command kCommands[] = {
     {"forecast", preflight::cli::RunForecast, "verdict before training: curate or random"},
     {"trial", preflight::cli::RunTrial, "train curated vs random arms, measure compute saved"},
     {"battery", preflight::cli::RunBattery, "forecast + trial for every target of a battery"},
+    {"ladder", preflight::cli::RunLadder,
+     "the same trial at >= 3 rungs of compute: does the saving grow, hold or shrink?"},
     {"train", preflight::cli::RunTrain, "train a small byte-level GPT on a JSONL file"},
     {"cost", preflight::cli::RunCost, "dollars for GPUs x hours x price, with components"},
     {"plan", preflight::cli::RunPlan, "compute-optimal and inference-aware model sizing"},

@@ -4,6 +4,10 @@ namespace preflight::cli {
 
 void ModelFlags::Add(CLI::App& app) {
   app.add_option("--model", name, "tiny | small | medium")->capture_default_str();
+  AddShapeOverrides(app);
+}
+
+void ModelFlags::AddShapeOverrides(CLI::App& app) {
   app.add_option("--layers", layers, "override the model's layers");
   app.add_option("--d-model", d_model, "override the model's width");
   app.add_option("--heads", heads, "override the model's attention heads");

@@ -14,6 +14,8 @@ struct ModelFlags {
   std::string name = "tiny";  // Set another default before Add() where one fits better.
   int layers = 0, d_model = 0, heads = 0, context = 0, batch = 0;  // 0 = the named model's
   void Add(CLI::App& app);
+  // The overrides alone (--layers ... --batch), for commands that name models another way.
+  void AddShapeOverrides(CLI::App& app);
   Result<train::ModelConfig> Resolve() const;
 };
 

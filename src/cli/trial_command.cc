@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "cli/model_flags.h"
+#include "cli/trial_flags.h"
 #include "cli/trial_observer.h"
 #include "ledger/ledger.h"
 #include "train/schedule.h"
@@ -25,31 +26,10 @@ struct TrialFlags {
 
 void AddFlags(CLI::App& app, TrialFlags& f) {
   trial::TrialConfig& c = f.config;
-  app.add_option("--pool", c.pool, "pool files or folders (JSONL)")->required();
-  app.add_option("--target-select", c.target_select, "target documents the selector may read")
-      ->required();
-  app.add_option("--target-eval", c.target_eval, "held-out target documents (evaluation only)")
-      ->required();
-  app.add_option("--target-name", c.target_name, "a name for the target in the lab record");
-  app.add_option("--text-field", c.text_field, "the documents' text field in every input")
-      ->capture_default_str();
-  app.add_option("--id-field", c.id_field, "the documents' id field (default: <file>:<line>)")
-      ->capture_default_str();
-  app.add_option("--selector", c.selector, "dsir | classifier | first")->capture_default_str();
-  app.add_option("--keep", c.keep, "fraction of the pool's bytes per arm")->capture_default_str();
-  app.add_option("--selection-seed", c.selection_seed, "seed of the selections")
-      ->capture_default_str();
+  AddTrialDataFlags(app, c);
   app.add_option("--baseline", c.baseline, "'first': add the first quarter as a third arm");
-  app.add_option("--seeds", c.seeds, "runs per arm (seeds 1..N, paired across arms)")
-      ->capture_default_str();
   f.model.Add(app);
   app.add_option("--steps", c.steps, "training steps per run (S)")->capture_default_str();
-  app.add_option("--eval-every", c.eval_every, "steps between evals (0 = steps/20)")
-      ->capture_default_str();
-  app.add_option("--eval-windows", c.eval_max_windows, "eval windows (0 = all of the eval file)")
-      ->capture_default_str();
-  app.add_option("--lr", c.lr, "peak learning rate")->capture_default_str();
-  app.add_option("--threads", c.threads, "threads")->capture_default_str();
   app.add_option("--arm-b", f.arm_b,
                  "a schedule arm against a plain baseline on the same data (repeatable), e.g. "
                  "'freeze:blocks=0-1@0.7', 'earlystop:patience=3'");

@@ -20,7 +20,8 @@ namespace {
 
 using nlohmann::json;
 
-constexpr const char* kKinds[] = {"forecast", "selection", "trial", "battery", "cost", "train"};
+constexpr const char* kKinds[] = {"forecast", "selection", "trial", "battery",
+                                  "cost",     "train",     "ladder"};
 constexpr const char* kCallerFields[] = {"kind", "inputs", "config", "result", "cost"};
 constexpr const char* kFilledFields[] = {"created_at", "tool", "prev", "hash"};
 

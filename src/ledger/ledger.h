@@ -3,7 +3,8 @@
 // (DESIGN.md, "Receipt" and "Ledger"; the byte format is in doc/ledger-format.md).
 //
 // A receipt is one JSON object with exactly these fields:
-//   kind        "forecast" | "selection" | "trial" | "battery" | "cost"   (caller)
+//   kind        "forecast" | "selection" | "trial" | "battery" | "cost" | "train" |
+//               "ladder"                                                  (caller)
 //   inputs      [{"path", "sha256", "docs", "bytes", ...}, ...]           (caller)
 //   config      object                                                    (caller)
 //   result      object                                                    (caller)

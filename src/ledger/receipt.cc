@@ -18,6 +18,8 @@ const char* KindName(ReceiptKind kind) {
       return "cost";
     case ReceiptKind::kTrain:
       return "train";
+    case ReceiptKind::kLadder:
+      return "ladder";
   }
   return "unknown";
 }

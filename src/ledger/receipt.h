@@ -1,8 +1,8 @@
 #pragma once
 // Receipts, built in one place. Every job that leaves a receipt (select, forecast, trial,
-// battery, train, cost) fills a typed Receipt and appends it here; ledger.h adds the time, the
-// tool, the link and the hash. The ledger knows nothing of training: config and result are
-// the caller's JSON (the receipt's edge), inputs and cost are typed.
+// battery, train, cost, ladder) fills a typed Receipt and appends it here; ledger.h adds the
+// time, the tool, the link and the hash. The ledger knows nothing of training: config and result
+// are the caller's JSON (the receipt's edge), inputs and cost are typed.
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -13,7 +13,7 @@
 
 namespace preflight::ledger {
 
-enum class ReceiptKind { kSelection, kForecast, kTrial, kBattery, kCost, kTrain };
+enum class ReceiptKind { kSelection, kForecast, kTrial, kBattery, kCost, kTrain, kLadder };
 
 // "selection", "forecast", ...: the receipt's "kind" field.
 const char* KindName(ReceiptKind kind);

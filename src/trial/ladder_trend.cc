@@ -45,9 +45,9 @@ LadderTrend FitLadderTrend(const std::vector<LadderPoint>& points) {
       continue;
     }
     if (!p.caught_up) {
-      t.notes.push_back(fmt::format(
-          "rung {} never caught up: entered at its bound (net saving at most {:.1f}%)", i + 1,
-          100 * p.net));
+      t.notes.push_back(
+          fmt::format("rung {} never caught up: entered at its bound (net saving at most {:.1f}%)",
+                      i + 1, 100 * p.net));
     }
     double s = SdOfInterval(p);
     if (s < 0) s = widest > 0 ? widest : kFallbackSd;
@@ -108,8 +108,7 @@ std::optional<LadderProjection> ProjectSaving(const LadderTrend& trend, double f
   p.saving = Clip(mid);
   p.lo = Clip(mid - half);
   p.hi = Clip(mid + half);
-  p.assumption =
-      "the saving keeps changing linearly in log compute as it did across these rungs";
+  p.assumption = "the saving keeps changing linearly in log compute as it did across these rungs";
   // C = 6 N D with D = 20 N gives D = sqrt(20 C / 6).
   p.tokens = std::sqrt(kTokensPerParam * flops / 6);
   if (curated_bytes > 0) {

@@ -36,8 +36,8 @@ inline constexpr double kTokensPerParam = 20;
 inline constexpr double kCheapEpochs = 4;
 
 struct LadderPoint {
-  double flops = 0;  // one training run's FLOPs at this rung (> 0)
-  double net = 0;    // the net saving, or the net bound when never caught up
+  double flops = 0;             // one training run's FLOPs at this rung (> 0)
+  double net = 0;               // the net saving, or the net bound when never caught up
   double ci_lo = 0, ci_hi = 0;  // the rung's 95% interval on the net saving (may be -inf)
   bool caught_up = true;
 };
@@ -46,10 +46,10 @@ struct LadderTrend {
   bool fitted = false;  // at least two rungs with finite points at distinct compute
   int rungs_fitted = 0;
   double slope_per_decade = 0, lo = 0, hi = 0;
-  double x_mean = 0;         // weighted mean of log10 FLOPs
-  double level_at_mean = 0;  // the fitted saving there
+  double x_mean = 0;                    // weighted mean of log10 FLOPs
+  double level_at_mean = 0;             // the fitted saving there
   double var_level = 0, var_slope = 0;  // Birge-inflated
-  double birge = 1;                      // the inflation applied to the variances (>= 1)
+  double birge = 1;                     // the inflation applied to the variances (>= 1)
   std::string direction = "unclear";
   std::vector<std::string> notes;  // rungs entered at a bound or left out, and why
 };

@@ -29,6 +29,15 @@ TEST(ReceiptFacts, TheFactsThatMatterForEachKind) {
                                {"interval", {-0.1, 0.02}}}}};
   EXPECT_EQ(ReceiptFacts(forecast), "random (weak), predicted -5.0% (80% -10.0% to 2.0%)");
 
+  nlohmann::json ladder = {
+      {"kind", "ladder"},
+      {"result",
+       {{"rungs", {{{"model", "tiny"}, {"steps", 150}}, {{"model", "small"}, {"steps", 600}}}},
+        {"trend",
+         {{"direction", "grows"}, {"slope_per_decade", 0.081}, {"interval", {0.02, 0.142}}}}}}};
+  EXPECT_EQ(ReceiptFacts(ladder),
+            "2 rungs (tiny/150 to small/600): grows, 8.1% per decade (95% 2.0% to 14.2%)");
+
   nlohmann::json train = {{"kind", "train"},
                           {"result",
                            {{"model", {{"name", "small"}}},

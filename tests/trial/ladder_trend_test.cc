@@ -46,8 +46,7 @@ TEST(LadderTrend, WeightsFollowTheIntervalsAndScatterWidensTheInterval) {
   LadderTrend w = FitLadderTrend({Rung(0, 0, 0.1), Rung(1, 0, 0.1), Rung(2, 1, 0.01)});
   const double xm = 201.0 / 102, ym = 100.0 / 102;
   const double sxx = 100 * (xm * xm + (1 - xm) * (1 - xm) + 100 * (2 - xm) * (2 - xm));
-  const double sxy =
-      100 * ((0 - xm) * (0 - ym) + (1 - xm) * (0 - ym) + 100 * (2 - xm) * (1 - ym));
+  const double sxy = 100 * ((0 - xm) * (0 - ym) + (1 - xm) * (0 - ym) + 100 * (2 - xm) * (1 - ym));
   EXPECT_NEAR(w.slope_per_decade, sxy / sxx, 1e-12);
 }
 
@@ -74,7 +73,8 @@ TEST(LadderTrend, NeverCaughtUpEntersAtItsBoundWithTheWidestSd) {
   EXPECT_NE(t.notes[0].find("never caught up"), std::string::npos);
   EXPECT_NE(t.notes[0].find("-55.0%"), std::string::npos);
   // Same fit as with that rung given sd 0.05 (the widest of the others) by hand.
-  LadderTrend same = FitLadderTrend({Rung(12, -0.55, 0.05), Rung(13, 0.1, 0.02), Rung(14, 0.3, 0.05)});
+  LadderTrend same =
+      FitLadderTrend({Rung(12, -0.55, 0.05), Rung(13, 0.1, 0.02), Rung(14, 0.3, 0.05)});
   EXPECT_NEAR(t.slope_per_decade, same.slope_per_decade, 1e-12);
   EXPECT_NEAR(t.lo, same.lo, 1e-12);
 }

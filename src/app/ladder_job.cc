@@ -1,0 +1,334 @@
+#include "app/ladder_job.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <filesystem>
+#include <system_error>
+
+#include "base/file.h"
+#include "base/format.h"
+#include "base/json.h"
+#include "ledger/ledger.h"
+#include "ledger/receipt.h"
+#include "report/ladder_page.h"
+#include "trial/run_folder.h"
+
+namespace preflight::app {
+namespace {
+
+using nlohmann::json;
+
+Result<int64_t> ParseSteps(const std::string& text, const std::string& item) {
+  size_t used = 0;
+  long long v = 0;
+  try {
+    v = std::stoll(text, &used);
+  } catch (...) {
+    used = 0;
+  }
+  if (used != text.size() || text.empty() || v < 1) {
+    return Status::InvalidArgument("--rungs: '" + item +
+                                   "' needs MODEL:STEPS with STEPS a positive whole number");
+  }
+  return static_cast<int64_t>(v);
+}
+
+// A later rung's folder starts with rung 1's arms: the files (hard links, else copies, with
+// their selection manifests) and their records. The n-gram scores are kept only when the
+// eval windows are the same (they depend on the context and the window count).
+Status ShareArms(const std::string& first_dir, const trial::TrialConfig& config) {
+  trial::RunFolder first(first_dir);
+  PF_ASSIGN_OR_RETURN(json first_json, ReadJsonFile(first.manifest_path()));
+  PF_ASSIGN_OR_RETURN(trial::RunFolderManifest manifest,
+                      trial::ManifestFromJson(first_json, first.manifest_path()));
+  PF_ASSIGN_OR_RETURN(trial::TrialConfig first_config,
+                      trial::TrialConfigFromJson(manifest.config, first.manifest_path()));
+  const bool same_windows = first_config.model.context == config.model.context &&
+                            first_config.eval_max_windows == config.eval_max_windows;
+  trial::RunFolder folder(config.out_dir);
+  PF_RETURN_IF_ERROR(folder.Open(config.ToJson()));
+  PF_RETURN_IF_ERROR(MakeDirectories(JoinPath(config.out_dir, "arms")));
+  for (auto [name, record] : manifest.arms) {
+    for (const std::string suffix : {"", ".manifest.json"}) {
+      const std::string from = first.ArmPath(name) + suffix, to = folder.ArmPath(name) + suffix;
+      if (!PathExists(from) || PathExists(to)) continue;
+      std::error_code ec;
+      std::filesystem::create_hard_link(from, to, ec);
+      if (ec) std::filesystem::copy_file(from, to, ec);
+      if (ec) return Status::IOError(to + ": cannot share rung 1's arm (" + ec.message() + ")");
+    }
+    if (!same_windows) record.ngram.reset();
+    folder.manifest().arms[name] = record;
+  }
+  return folder.Save();
+}
+
+// A rung finished by an earlier run of this ladder: its trial read back with its receipt.
+Result<std::optional<TrialJob>> FinishedRung(const trial::TrialConfig& config) {
+  trial::RunFolder folder(config.out_dir);
+  if (!PathExists(folder.ResultPath())) return std::optional<TrialJob>();
+  PF_RETURN_IF_ERROR(folder.Check(config.ToJson()));
+  PF_ASSIGN_OR_RETURN(TrialJob job, LoadTrialJob(config.out_dir));
+  if (job.receipt_hash.empty()) return std::optional<TrialJob>();
+  return std::optional<TrialJob>(std::move(job));
+}
+
+trial::LadderPoint PointOf(const trial::TrialOutcome& o, double flops) {
+  const trial::Comparison& c = o.trial.comparisons.front();  // curated against random
+  trial::LadderPoint p;
+  p.flops = flops;
+  p.caught_up = c.saving.caught_up;
+  p.ci_lo = c.ci.net.lo;
+  p.ci_hi = c.ci.net.hi;
+  p.net = c.saving.caught_up
+              ? c.saving.net
+              : trial::NeverCaughtUpNetBound(static_cast<double>(o.trial.budget_steps),
+                                             c.saving.t_baseline, o.trial.core_seconds_per_step,
+                                             c.arm_cost_core_seconds, c.baseline_cost_core_seconds);
+  return p;
+}
+
+double CuratedBytes(const trial::TrialOutcome& o) {
+  for (const trial::MadeArm& arm : o.data) {
+    if (arm.name == "curated") return static_cast<double>(arm.record.kept_bytes);
+  }
+  return 0;
+}
+
+trial::TrialConfig RungConfig(const LadderRequest& r, size_t i) {
+  trial::TrialConfig config = r.base;
+  config.model_name = r.rungs[i].model_name;
+  config.model = r.rungs[i].model;
+  config.steps = r.rungs[i].steps;
+  config.out_dir = JoinPath(r.out_dir, RungFolderName(i, r.rungs[i]));
+  return config;
+}
+
+Result<LadderRungOutcome> RunRung(const LadderRequest& r, size_t i, const TrialObserver& observer) {
+  LadderRungOutcome out;
+  out.rung = r.rungs[i];
+  const trial::TrialConfig config = RungConfig(r, i);
+  out.out_dir = config.out_dir;
+  out.flops = RungFlops(out.rung);
+  PF_ASSIGN_OR_RETURN(std::optional<TrialJob> finished, FinishedRung(config));
+  std::string how;
+  if (finished) {
+    how = "finished earlier: read back";
+  } else if (i > 0 && !PathExists(trial::RunFolder(out.out_dir).manifest_path())) {
+    PF_RETURN_IF_ERROR(trial::CheckTrial(config));
+    PF_RETURN_IF_ERROR(ShareArms(JoinPath(r.out_dir, RungFolderName(0, r.rungs[0])), config));
+    how = "on rung 1's arms";
+  }
+  if (observer.note) {
+    observer.note(fmt::format("ladder: rung {} of {}: {}, {} steps{}", i + 1, r.rungs.size(),
+                              out.rung.model_name, out.rung.steps,
+                              how.empty() ? "" : " (" + how + ")"));
+  }
+  if (finished) {
+    out.trial = std::move(*finished);
+    out.reused = true;
+  } else {
+    PF_ASSIGN_OR_RETURN(out.trial, RunTrialJob({config, r.ledger_path, false, ""}, observer));
+  }
+  out.point = PointOf(out.trial.outcome, out.flops);
+  return out;
+}
+
+json ReceiptConfig(const LadderRequest& r) {
+  json config = r.base.ToJson();
+  for (const char* key : {"model", "steps", "forecast"}) config.erase(key);
+  json rungs = json::array();
+  for (const LadderRung& rung : r.rungs) {
+    rungs.push_back(
+        {{"model", train::ModelToJson(rung.model_name, rung.model)}, {"steps", rung.steps}});
+  }
+  config["rungs"] = rungs;
+  config["out"] = r.out_dir;
+  config["project_to"] = r.project_to ? json(*r.project_to) : json(nullptr);
+  config["arms"] = "made once by rung 1 and shared";
+  config["forecast"] = "none (every rung's net is charged alike)";
+  if (!r.plan.is_null()) config["plan"] = r.plan;
+  return config;
+}
+
+report::LadderPageData PageData(const LadderJob& job, const std::string& title) {
+  report::LadderPageData d;
+  d.title = title;
+  for (const LadderRungOutcome& r : job.rungs) {
+    const trial::Comparison& c = r.trial.outcome.trial.comparisons.front();
+    const auto& regime = r.trial.outcome.regime;
+    d.rungs.push_back({r.rung.model_name, r.rung.steps, r.flops, c.saving.gross, r.point.net,
+                       c.ci.net.lo, c.ci.net.hi, r.point.caught_up,
+                       regime ? std::optional<bool>(regime->informative) : std::nullopt,
+                       r.trial.receipt_hash});
+  }
+  d.trend = job.trend;
+  d.projection = job.projection;
+  return d;
+}
+
+}  // namespace
+
+Result<std::vector<RungSpec>> ParseRungs(const std::string& text) {
+  std::vector<RungSpec> rungs;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t comma = text.find(',', start);
+    if (comma == std::string::npos) comma = text.size();
+    const std::string item = text.substr(start, comma - start);
+    const size_t colon = item.find(':');
+    if (colon == std::string::npos || colon == 0) {
+      return Status::InvalidArgument("--rungs: '" + item +
+                                     "' is not MODEL:STEPS (e.g. tiny:150,tiny:300,tiny:600)");
+    }
+    PF_ASSIGN_OR_RETURN(int64_t steps, ParseSteps(item.substr(colon + 1), item));
+    rungs.push_back({item.substr(0, colon), steps});
+    start = comma + 1;
+  }
+  return rungs;
+}
+
+double RungFlops(const LadderRung& rung) {
+  return train::FlopsPerToken(rung.model) * rung.model.batch * rung.model.context *
+         static_cast<double>(rung.steps);
+}
+
+Status CheckRungs(const std::vector<LadderRung>& rungs) {
+  if (rungs.size() < 3) {
+    return Status::InvalidArgument(fmt::format(
+        "--rungs: a ladder needs at least 3 rungs to show a trend, got {}", rungs.size()));
+  }
+  for (size_t i = 1; i < rungs.size(); ++i) {
+    if (!(RungFlops(rungs[i]) > RungFlops(rungs[i - 1]))) {
+      return Status::InvalidArgument(fmt::format(
+          "--rungs: rung {} ({}:{}, {} per run) is not more compute than rung {} ({}:{}, {}); "
+          "give the rungs in increasing compute",
+          i + 1, rungs[i].model_name, rungs[i].steps, FormatFlops(RungFlops(rungs[i])), i,
+          rungs[i - 1].model_name, rungs[i - 1].steps, FormatFlops(RungFlops(rungs[i - 1]))));
+    }
+  }
+  return Status::Ok();
+}
+
+std::string RungFolderName(size_t index, const LadderRung& rung) {
+  return fmt::format("rung-{}-{}-{}", index + 1, rung.model_name, rung.steps);
+}
+
+Result<LadderJob> RunLadderJob(const LadderRequest& r, const TrialObserver& observer) {
+  PF_RETURN_IF_ERROR(CheckRungs(r.rungs));
+  if (r.out_dir.empty()) return Status::InvalidArgument("--out is required");
+  if (r.project_to && !(*r.project_to > 0)) {
+    return Status::InvalidArgument("--project-to must be a positive number of FLOPs");
+  }
+  PF_RETURN_IF_ERROR(ledger::CheckAppendable(r.ledger_path));
+  PF_RETURN_IF_ERROR(trial::CheckTrial(RungConfig(r, 0)));  // the inputs, before any write
+  PF_RETURN_IF_ERROR(MakeDirectories(r.out_dir));
+  LadderJob job;
+  std::vector<trial::LadderPoint> points;
+  for (size_t i = 0; i < r.rungs.size(); ++i) {
+    PF_ASSIGN_OR_RETURN(LadderRungOutcome rung, RunRung(r, i, observer));
+    job.core_seconds += rung.trial.outcome.core_seconds;
+    job.flops += rung.trial.outcome.flops;
+    points.push_back(rung.point);
+    job.rungs.push_back(std::move(rung));
+  }
+  job.trend = trial::FitLadderTrend(points);
+  if (r.project_to) {
+    job.projection = trial::ProjectSaving(job.trend, *r.project_to,
+                                          CuratedBytes(job.rungs.front().trial.outcome));
+  }
+  job.page_path = JoinPath(r.out_dir, "ladder.html");
+  const std::string title = r.base.target_name.empty()
+                                ? r.base.selector + " on " + BaseName(r.base.target_select)
+                                : r.base.selector + " on " + r.base.target_name;
+  PF_RETURN_IF_ERROR(
+      WriteFileAtomically(job.page_path, report::RenderLadderPage(PageData(job, title))));
+  ledger::Receipt receipt;
+  receipt.kind = ledger::ReceiptKind::kLadder;
+  receipt.inputs = job.rungs.front().trial.outcome.inputs;
+  receipt.config = ReceiptConfig(r);
+  receipt.result = LadderResultJson(job);
+  receipt.core_seconds = job.core_seconds;
+  receipt.flops = job.flops;
+  PF_ASSIGN_OR_RETURN(job.receipt_hash, ledger::AppendReceipt(r.ledger_path, receipt));
+  PF_RETURN_IF_ERROR(
+      WriteFileAtomically(JoinPath(r.out_dir, "ladder.json"), LadderJson(job).dump(2) + "\n"));
+  return job;
+}
+
+json LadderResultJson(const LadderJob& job) {
+  json rungs = json::array();
+  for (const LadderRungOutcome& r : job.rungs) {
+    const json result = TrialResultJson(r.trial);
+    json rung = {{"model", r.rung.model_name},
+                 {"steps", r.rung.steps},
+                 {"flops", r.flops},
+                 {"params", r.trial.outcome.params},
+                 {"compute_saved",
+                  {{"gross", result["compute_saved"]["gross"]},
+                   {"net", result["compute_saved"]["net"]},
+                   {"ci95", result["compute_saved"]["ci95"]}}},
+                 {"caught_up", result["caught_up"]},
+                 {"regime", result["regime"]},
+                 {"trial_receipt", r.trial.receipt_hash},
+                 {"out_dir", r.out_dir},
+                 {"reused", r.reused}};
+    if (!r.point.caught_up) {
+      rung["net_bound"] = std::isfinite(r.point.net) ? json(r.point.net) : json(nullptr);
+    }
+    rungs.push_back(rung);
+  }
+  return {{"rungs", rungs},
+          {"trend", trial::LadderTrendToJson(job.trend)},
+          {"projection",
+           job.projection ? trial::LadderProjectionToJson(*job.projection) : json(nullptr)},
+          {"page", job.page_path},
+          {"cost", {{"core_seconds", job.core_seconds}, {"flops", job.flops}}}};
+}
+
+json LadderJson(const LadderJob& job) {
+  json doc = LadderResultJson(job);
+  doc["receipt"] = job.receipt_hash;
+  return doc;
+}
+
+std::string LadderText(const LadderJob& job) {
+  std::string out =
+      fmt::format("{:<4} {:<8} {:>7} {:>12} {:>8} {:>8}  {:<22} {}\n", "rung", "model", "steps",
+                  "FLOPs/run", "gross", "net", "net 95% interval", "regime");
+  for (size_t i = 0; i < job.rungs.size(); ++i) {
+    const LadderRungOutcome& r = job.rungs[i];
+    const trial::Comparison& c = r.trial.outcome.trial.comparisons.front();
+    const std::string net =
+        fmt::format("{}{}", r.point.caught_up ? "" : "<= ", FormatPercent(r.point.net));
+    const auto& regime = r.trial.outcome.regime;
+    out += fmt::format(
+        "{:<4} {:<8} {:>7} {:>12} {:>8} {:>8}  {:<22} {}\n", i + 1, r.rung.model_name, r.rung.steps,
+        FormatFlops(r.flops), r.point.caught_up ? FormatPercent(c.saving.gross) : "never", net,
+        FormatPercent(c.ci.net.lo) + " to " + FormatPercent(c.ci.net.hi),
+        !regime ? "not checked" : (regime->informative ? "informative" : "NOT informative"));
+  }
+  const trial::LadderTrend& t = job.trend;
+  if (t.fitted) {
+    out += fmt::format(
+        "\ntrend: {}: {:+.1f} points of net saving per decade of compute (95% {:+.1f} to "
+        "{:+.1f}), {} rungs fitted\n",
+        t.direction, 100 * t.slope_per_decade, 100 * t.lo, 100 * t.hi, t.rungs_fitted);
+  } else {
+    out += fmt::format("\ntrend: unclear ({} rungs with a saving to fit)\n", t.rungs_fitted);
+  }
+  for (const std::string& note : t.notes) out += fmt::format("  note: {}\n", note);
+  if (job.projection) {
+    const trial::LadderProjection& p = *job.projection;
+    out += fmt::format(
+        "\nPROJECTION (not measured) at {} per run: net saving {} (95% {} to {}), assuming {}\n",
+        FormatFlops(p.flops), FormatPercent(p.saving), FormatPercent(p.lo), FormatPercent(p.hi),
+        p.assumption);
+    if (!p.note.empty()) out += fmt::format("  note: {}\n", p.note);
+  }
+  out += fmt::format("\npage: {}\nreceipt: {}\n", job.page_path, job.receipt_hash);
+  return out;
+}
+
+}  // namespace preflight::app

@@ -1,0 +1,96 @@
+// preflight ladder: the same trial at >= 3 rungs of increasing compute, and whether the saving
+// grows, holds or shrinks with scale (app/ladder_job.h).
+
+#include <cstdio>
+
+#include "app/ladder_job.h"
+#include "cli/commands.h"
+#include "cli/common.h"
+#include "cli/model_flags.h"
+#include "cli/trial_flags.h"
+#include "cli/trial_observer.h"
+#include "ledger/ledger.h"
+
+namespace preflight::cli {
+namespace {
+
+struct LadderFlags {
+  app::LadderRequest request;
+  ModelFlags shape;  // the overrides, applied to every rung's model
+  std::string rungs;
+  double project_to = 0;
+  bool json = false, quiet = false;
+};
+
+void AddFlags(CLI::App& app, LadderFlags& f) {
+  f.request.ledger_path = ledger::DefaultLedgerPath();
+  AddTrialDataFlags(app, f.request.base);
+  app.add_option("--rungs", f.rungs,
+                 "MODEL:STEPS per rung, at least 3, in increasing compute, e.g. "
+                 "tiny:150,tiny:300,tiny:600")
+      ->required();
+  f.shape.AddShapeOverrides(app);
+  app.add_option("--project-to", f.project_to,
+                 "FLOPs of one training run to project the trend to (e.g. 1e18); labelled a "
+                 "projection");
+  app.add_option("--out", f.request.out_dir, "ladder folder (resumable)")->required();
+  app.add_option("--ledger", f.request.ledger_path, "receipt ledger")->capture_default_str();
+  app.add_flag("--json", f.json, "print one JSON document on stdout");
+  app.add_flag("--quiet", f.quiet, "no progress on stderr");
+}
+
+Status Resolve(LadderFlags& f) {
+  PF_ASSIGN_OR_RETURN(std::vector<app::RungSpec> specs, app::ParseRungs(f.rungs));
+  for (const app::RungSpec& spec : specs) {
+    ModelFlags m = f.shape;
+    m.name = spec.model_name;
+    PF_ASSIGN_OR_RETURN(train::ModelConfig model, m.Resolve());
+    f.request.rungs.push_back({spec.model_name, model, spec.steps});
+  }
+  PF_RETURN_IF_ERROR(app::CheckRungs(f.request.rungs));
+  if (f.project_to != 0) f.request.project_to = f.project_to;
+  return Status::Ok();
+}
+
+}  // namespace
+
+int RunLadder(int argc, char** argv) {
+  CLI::App app;
+  Describe(
+      app, "ladder",
+      "Run the same trial (the selector's quarter against a random quarter, paired seeds) at\n"
+      "3 or more rungs of increasing compute, and fit how the net compute saved changes with\n"
+      "log compute: slope per decade with a 95% interval, and a direction (grows, shrinks,\n"
+      "holds within +-5 points per decade, else unclear). Writes OUT/rung-<i>-<model>-<steps>/\n"
+      "(one trial folder per rung, each with its report and trial receipt), OUT/ladder.html,\n"
+      "OUT/ladder.json and one ladder receipt.\n\n"
+      "Rungs share their arms: rung 1 makes the selections, later rungs train on the same\n"
+      "files (linked, not selected again); each rung's net saving still charges the\n"
+      "selection's measured cost. No rung makes a forecast (run `preflight forecast` for a\n"
+      "verdict), so every rung's net is charged alike. A rung that never caught up enters the\n"
+      "fit at its bound (the most it saved). The fit: weighted least squares of net saving on\n"
+      "log10 of one run's training FLOPs, weights from each rung's 95% interval.\n"
+      "--project-to extrapolates the line to another compute, under the word PROJECTION and\n"
+      "the assumption that the saving keeps changing linearly in log compute.\n"
+      "Resumable: rerun the same command; finished rungs are read back, not retrained.\n"
+      "Shape overrides (--layers ... --batch) apply to every rung's model.\n\n"
+      "Example:\n  preflight ladder --pool data/brown/pools/cj.jsonl \\\n"
+      "      --target-select data/brown/targets/cj.select.jsonl \\\n"
+      "      --target-eval data/brown/targets/cj.eval.jsonl --selector dsir \\\n"
+      "      --rungs tiny:150,tiny:300,tiny:600 --project-to 1e18 --out runs/cj-ladder");
+  LadderFlags f;
+  AddFlags(app, f);
+  if (int code = Parse(app, argc, argv); code >= 0) return code;
+  if (Status st = Resolve(f); !st.ok()) return Fail("ladder", st);
+  TrialProgressBar bar(f.quiet);
+  auto job = app::RunLadderJob(f.request, bar.Observer());
+  if (!job.ok()) return Fail("ladder", job.status());
+  if (f.json) {
+    EmitJson(app::LadderJson(*job));
+  } else {
+    std::printf("%s", app::LadderText(*job).c_str());
+  }
+  return 0;
+}
+
+}  // namespace preflight::cli

@@ -1,0 +1,110 @@
+// A ladder's page: its content from hand-made rungs, and that headless Chromium renders it with
+// the plot, the table and the trend (skipped, saying so, when no chromium is installed).
+
+#include "report/ladder_page.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "base/file.h"
+#include "testing/chromium.h"
+#include "testing/testing.h"
+
+namespace preflight::report {
+namespace {
+
+size_t Count(const std::string& hay, const std::string& needle) {
+  size_t n = 0;
+  for (size_t at = hay.find(needle); at != std::string::npos; at = hay.find(needle, at + 1)) ++n;
+  return n;
+}
+
+LadderPageData SampleLadder(bool with_projection) {
+  LadderPageData d;
+  d.title = "dsir on <cj>";
+  const double inf = std::numeric_limits<double>::infinity();
+  // Rung 1 never caught up (at most -12.5%), rungs 2 and 3 did.
+  d.rungs = {{"tiny", 150, 1e12, -inf, -0.125, -inf, -inf, false, false, std::string(64, 'a')},
+             {"tiny", 300, 2e12, 0.2, 0.18, 0.1, 0.25, true, false, std::string(64, 'b')},
+             {"small", 600, 2e13, 0.42, 0.4, 0.33, 0.45, true, true, std::string(64, 'c')}};
+  std::vector<trial::LadderPoint> points;
+  for (const LadderPageRung& r : d.rungs)
+    points.push_back({r.flops, r.net, r.ci_lo, r.ci_hi, r.caught_up});
+  d.trend = trial::FitLadderTrend(points);
+  if (with_projection) d.projection = trial::ProjectSaving(d.trend, 1e15, 0);
+  return d;
+}
+
+TEST(LadderPage, PlotsEveryRungWithItsIntervalTheTrendAndTheProjection) {
+  const LadderPageData d = SampleLadder(true);
+  const std::string page = RenderLadderPage(d);
+  EXPECT_NE(page.find("<svg id=\"ladder-plot\""), std::string::npos);
+  EXPECT_NE(page.find("<table id=\"rungs\">"), std::string::npos);
+  EXPECT_NE(page.find("<p id=\"trend\">"), std::string::npos);
+  EXPECT_NE(page.find("id=\"trend-line\""), std::string::npos);
+  EXPECT_EQ(Count(page, "<circle class=\"rung"), 3u);
+  EXPECT_EQ(Count(page, "<circle class=\"rung bound\" data-rung=\"1\""), 1u);
+  EXPECT_EQ(Count(page, "class=\"ci-bar\""), 3u);
+  // The never-caught-up rung's open interval is drawn dashed to the edge.
+  EXPECT_EQ(Count(page, "stroke-dasharray=\"4 3\""), 1u);
+  EXPECT_NE(page.find("<td>never caught up</td><td>&le; -12.5%</td>"), std::string::npos) << page;
+  EXPECT_NE(page.find("<td>40.0%</td><td>33.0% to 45.0%</td><td>informative</td>"),
+            std::string::npos);
+  EXPECT_NE(page.find("Trend: <strong>" + d.trend.direction + "</strong>"), std::string::npos);
+  EXPECT_NE(page.find("rung 1 never caught up: entered at its bound"), std::string::npos);
+  EXPECT_NE(page.find("<p id=\"projection\"><strong>PROJECTION</strong>"), std::string::npos);
+  EXPECT_NE(page.find(">PROJECTION</text>"), std::string::npos);
+  // Escaped, self-contained, deterministic.
+  EXPECT_NE(page.find("dsir on &lt;cj&gt;"), std::string::npos);
+  EXPECT_EQ(page.find("<script"), std::string::npos);
+  EXPECT_EQ(page.find("http"), std::string::npos);
+  EXPECT_EQ(page, RenderLadderPage(SampleLadder(true)));
+  const std::string bare = RenderLadderPage(SampleLadder(false));
+  EXPECT_EQ(bare.find("id=\"projection\""), std::string::npos);
+  EXPECT_EQ(bare.find("PROJECTION"), std::string::npos);
+}
+
+TEST(LadderPage, AnUnfittedTrendSaysUnclearAndDrawsNoLine) {
+  LadderPageData d = SampleLadder(false);
+  d.rungs.resize(1);
+  d.trend = trial::FitLadderTrend({{1e12, 0.1, 0.05, 0.15, true}});
+  const std::string page = RenderLadderPage(d);
+  EXPECT_NE(page.find("Trend: <strong>unclear</strong>"), std::string::npos);
+  EXPECT_EQ(page.find("id=\"trend-line\""), std::string::npos);
+}
+
+TEST(LadderPage, RendersInHeadlessChromium) {
+  const std::string chromium = testing::FindChromium();
+  if (chromium.empty()) {
+    GTEST_SKIP() << "no chromium binary on PATH (install Debian's `chromium`, as "
+                    "scripts/install-deps.sh does, or set PREFLIGHT_CHROMIUM): the ladder page "
+                    "rendering test did not run";
+  }
+  const std::string dir = testing::ScratchDir("ladder-render");
+  const std::string html = dir + "/ladder.html";
+  ASSERT_TRUE(WriteFileAtomically(html, RenderLadderPage(SampleLadder(true))).ok());
+  const std::string png = dir + "/ladder.png";
+  int rc = testing::RunChromium(
+      chromium, dir, "--screenshot=" + png + " --window-size=1000,1000 --hide-scrollbars",
+      "file://" + html, dir + "/screenshot.out");
+  ASSERT_EQ(rc, 0) << "chromium --screenshot failed (exit " << rc << "); see " << dir
+                   << "/screenshot.out.log";
+  auto bytes = ReadFileToString(png);
+  ASSERT_TRUE(bytes.ok()) << "no screenshot at " << png;
+  ASSERT_GT(bytes->size(), 8u);
+  EXPECT_EQ(bytes->substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
+  EXPECT_GT(bytes->size(), 20'000u) << "the screenshot looks blank: " << png;
+  rc = testing::RunChromium(chromium, dir, "--dump-dom", "file://" + html, dir + "/dom.html");
+  ASSERT_EQ(rc, 0) << "chromium --dump-dom failed (exit " << rc << ")";
+  const std::string dom = testing::ReadText(dir + "/dom.html");
+  for (const char* id : {"id=\"ladder-plot\"", "id=\"rungs\"", "id=\"trend\"", "id=\"trend-line\"",
+                         "id=\"projection\""}) {
+    EXPECT_NE(dom.find(id), std::string::npos) << id;
+  }
+  EXPECT_EQ(Count(dom, "class=\"ci-bar\""), 3u);
+}
+
+}  // namespace
+}  // namespace preflight::report
