@@ -45,11 +45,13 @@ forecast::ForecastArms ForecastArmsOf(const std::vector<trial::MadeArm>& made) {
   return arms;  // the trial charges the selections to its arms: the forecast pays for none
 }
 
-Status AppendReceiptAndResult(TrialJob& job, const std::string& ledger_path) {
+Status AppendReceiptAndResult(TrialJob& job, const std::string& ledger_path,
+                              const nlohmann::json& plan) {
   ledger::Receipt receipt;
   receipt.kind = ledger::ReceiptKind::kTrial;
   receipt.inputs = job.outcome.inputs;
   receipt.config = job.outcome.config.ToJson();
+  if (!plan.is_null()) receipt.config["plan"] = plan;
   receipt.result = TrialResultJson(job);
   receipt.core_seconds = job.outcome.core_seconds;
   receipt.flops = job.outcome.flops;
@@ -103,7 +105,7 @@ Result<TrialJob> RunTrialJob(const TrialRequest& request, const TrialObserver& o
   PF_RETURN_IF_ERROR(Narrate(job));
   job.report_path = trial::RunFolder(job.outcome.out_dir).ReportPath();
   PF_RETURN_IF_ERROR(WriteTrialReport(job));
-  PF_RETURN_IF_ERROR(AppendReceiptAndResult(job, request.ledger_path));
+  PF_RETURN_IF_ERROR(AppendReceiptAndResult(job, request.ledger_path, request.plan));
   return job;
 }
 

@@ -23,6 +23,7 @@ struct TrialRequest {
   // Make the forecast the trial tests first (data trials, when config names none).
   bool forecast_first = true;
   std::string group;  // the forecast's group (a battery target's corpus); "" = the target's own
+  nlohmann::json plan = nullptr;  // the --budget plan (app/budget_plan.h), recorded in the receipt
 };
 
 struct TrialObserver {

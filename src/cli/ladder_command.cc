@@ -18,6 +18,7 @@ struct LadderFlags {
   app::LadderRequest request;
   ModelFlags shape;  // the overrides, applied to every rung's model
   std::string rungs;
+  std::string budget;
   double project_to = 0;
   bool json = false, quiet = false;
 };
@@ -27,8 +28,10 @@ void AddFlags(CLI::App& app, LadderFlags& f) {
   AddTrialDataFlags(app, f.request.base);
   app.add_option("--rungs", f.rungs,
                  "MODEL:STEPS per rung, at least 3, in increasing compute, e.g. "
-                 "tiny:150,tiny:300,tiny:600")
-      ->required();
+                 "tiny:150,tiny:300,tiny:600");
+  app.add_option("--budget", f.budget,
+                 "instead of --rungs: wall time for the whole ladder (10m, 2h); three rungs at "
+                 "1/7, 2/7 and 4/7 of it, each sized compute-optimally (printed first)");
   f.shape.AddShapeOverrides(app);
   app.add_option("--project-to", f.project_to,
                  "FLOPs of one training run to project the trend to (e.g. 1e18); labelled a "
@@ -39,7 +42,35 @@ void AddFlags(CLI::App& app, LadderFlags& f) {
   app.add_flag("--quiet", f.quiet, "no progress on stderr");
 }
 
+// --budget: three rungs planned from the budget (app/budget_plan.h), printed before training.
+Status PlanRungs(LadderFlags& f) {
+  PF_ASSIGN_OR_RETURN(double seconds, app::ParseDuration(f.budget));
+  if (!f.quiet) std::fprintf(stderr, "ladder: timing tiny, small and medium for --budget...\n");
+  PF_ASSIGN_OR_RETURN(std::vector<app::PlanCandidate> candidates,
+                      MeasureBudgetCandidates(f.shape, f.request.base.threads));
+  const int seeds = f.request.base.seeds;
+  PF_ASSIGN_OR_RETURN(std::vector<app::BudgetPlan> plans,
+                      app::PlanLadderForBudget(seconds, candidates, 2, seeds));
+  nlohmann::json rung_plans = nlohmann::json::array();
+  for (size_t i = 0; i < plans.size(); ++i) {
+    f.request.rungs.push_back({plans[i].model_name, plans[i].model, plans[i].steps});
+    rung_plans.push_back(app::BudgetPlanToJson(plans[i]));
+    if (!f.quiet) {
+      std::fprintf(stderr, "rung %zu %s", i + 1, app::BudgetPlanText(plans[i], 2 * seeds).c_str());
+    }
+  }
+  f.request.plan = {{"budget_seconds", seconds},
+                    {"rule", "three rungs at 1/7, 2/7 and 4/7 of the budget, each planned alone"},
+                    {"rungs", rung_plans}};
+  return app::CheckRungs(f.request.rungs);
+}
+
 Status Resolve(LadderFlags& f) {
+  if (f.rungs.empty() == f.budget.empty()) {
+    return Status::InvalidArgument("give --rungs MODEL:STEPS,... or --budget DURATION (one)");
+  }
+  if (f.project_to != 0) f.request.project_to = f.project_to;
+  if (!f.budget.empty()) return PlanRungs(f);
   PF_ASSIGN_OR_RETURN(std::vector<app::RungSpec> specs, app::ParseRungs(f.rungs));
   for (const app::RungSpec& spec : specs) {
     ModelFlags m = f.shape;
@@ -47,9 +78,7 @@ Status Resolve(LadderFlags& f) {
     PF_ASSIGN_OR_RETURN(train::ModelConfig model, m.Resolve());
     f.request.rungs.push_back({spec.model_name, model, spec.steps});
   }
-  PF_RETURN_IF_ERROR(app::CheckRungs(f.request.rungs));
-  if (f.project_to != 0) f.request.project_to = f.project_to;
-  return Status::Ok();
+  return app::CheckRungs(f.request.rungs);
 }
 
 }  // namespace
@@ -73,6 +102,10 @@ int RunLadder(int argc, char** argv) {
       "--project-to extrapolates the line to another compute, under the word PROJECTION and\n"
       "the assumption that the saving keeps changing linearly in log compute.\n"
       "Resumable: rerun the same command; finished rungs are read back, not retrained.\n"
+      "--budget D instead of --rungs: tiny, small and medium are timed here first, then three\n"
+      "rungs at 1/7, 2/7 and 4/7 of D are each given the largest model whose 20-tokens-per-\n"
+      "parameter runs fit (Hoffmann et al. 2022) and the steps that fill the rung's share; the\n"
+      "plan is printed before training and recorded in the ladder receipt's config.\n"
       "Shape overrides (--layers ... --batch) apply to every rung's model.\n\n"
       "Example:\n  preflight ladder --pool data/brown/pools/cj.jsonl \\\n"
       "      --target-select data/brown/targets/cj.select.jsonl \\\n"

@@ -11,6 +11,7 @@
 #include "cli/trial_observer.h"
 #include "ledger/ledger.h"
 #include "train/schedule.h"
+#include "trial/outcome_builder.h"
 
 namespace preflight::cli {
 namespace {
@@ -20,6 +21,8 @@ struct TrialFlags {
   ModelFlags model;
   std::vector<std::string> arm_b;
   std::string sweep;
+  std::string budget;
+  nlohmann::json plan = nullptr;
   std::string ledger_path = ledger::DefaultLedgerPath();
   bool json = false, quiet = false;
 };
@@ -30,6 +33,9 @@ void AddFlags(CLI::App& app, TrialFlags& f) {
   app.add_option("--baseline", c.baseline, "'first': add the first quarter as a third arm");
   f.model.Add(app);
   app.add_option("--steps", c.steps, "training steps per run (S)")->capture_default_str();
+  app.add_option("--budget", f.budget,
+                 "wall time for the whole trial (90s, 10m, 2h): picks the model and steps "
+                 "(compute-optimal, 20 tokens per parameter; the plan is printed first)");
   app.add_option("--arm-b", f.arm_b,
                  "a schedule arm against a plain baseline on the same data (repeatable), e.g. "
                  "'freeze:blocks=0-1@0.7', 'earlystop:patience=3'");
@@ -44,11 +50,32 @@ void AddFlags(CLI::App& app, TrialFlags& f) {
   app.add_flag("--quiet", f.quiet, "no progress on stderr");
 }
 
+// --budget: the model and steps from a plan (app/budget_plan.h), printed before training.
+Status ApplyBudget(const CLI::App& app, TrialFlags& f) {
+  trial::TrialConfig& c = f.config;
+  if (app.count("--model") || app.count("--steps")) {
+    return Status::InvalidArgument("--budget picks the model and steps: drop --model and --steps");
+  }
+  PF_ASSIGN_OR_RETURN(double seconds, app::ParseDuration(f.budget));
+  if (!f.quiet) std::fprintf(stderr, "trial: timing tiny, small and medium for --budget...\n");
+  PF_ASSIGN_OR_RETURN(std::vector<app::PlanCandidate> candidates,
+                      MeasureBudgetCandidates(f.model, c.threads));
+  const int arms = static_cast<int>(trial::TrialArmSpecs(c).size());
+  PF_ASSIGN_OR_RETURN(app::BudgetPlan plan, app::PlanForBudget(seconds, candidates, arms, c.seeds));
+  c.model_name = plan.model_name;
+  c.model = plan.model;
+  c.steps = plan.steps;
+  f.plan = app::BudgetPlanToJson(plan);
+  if (!f.quiet) std::fprintf(stderr, "%s", app::BudgetPlanText(plan, arms * c.seeds).c_str());
+  return Status::Ok();
+}
+
 // The model and the schedule arms from their flags.
-Status Resolve(TrialFlags& f) {
+Status Resolve(const CLI::App& app, TrialFlags& f) {
   trial::TrialConfig& c = f.config;
   PF_ASSIGN_OR_RETURN(c.model, f.model.Resolve());
   c.model_name = f.model.name;
+  if (!f.budget.empty()) PF_RETURN_IF_ERROR(ApplyBudget(app, f));
   for (const std::string& spec : f.arm_b) {
     PF_ASSIGN_OR_RETURN(train::Schedule s, train::ParseSchedule(spec, c.model.layers));
     if (s.empty()) return Status::InvalidArgument("--arm-b needs a schedule");
@@ -98,12 +125,12 @@ int RunTrial(int argc, char** argv) {
   TrialFlags f;
   AddFlags(app, f);
   if (int code = Parse(app, argc, argv); code >= 0) return code;
-  if (Status st = Resolve(f); !st.ok()) return Fail("trial", st);
-  if (!f.quiet) {
+  if (Status st = Resolve(app, f); !st.ok()) return Fail("trial", st);
+  if (!f.quiet && f.budget.empty()) {
     if (Status st = PrintTrialEstimate(f.config, "trial"); !st.ok()) return Fail("trial", st);
   }
   TrialProgressBar bar(f.quiet);
-  auto job = app::RunTrialJob({f.config, f.ledger_path, true, ""}, bar.Observer());
+  auto job = app::RunTrialJob({f.config, f.ledger_path, true, "", f.plan}, bar.Observer());
   if (!job.ok()) return Fail("trial", job.status());
   if (!job->outcome.leader) return 0;  // an MPI rank other than 0: rank 0 prints
   if (f.json) {

@@ -27,4 +27,13 @@ void AddTrialDataFlags(CLI::App& app, trial::TrialConfig& c) {
   app.add_option("--threads", c.threads, "threads")->capture_default_str();
 }
 
+Result<std::vector<app::PlanCandidate>> MeasureBudgetCandidates(const ModelFlags& shape,
+                                                                int threads) {
+  return app::MeasureCandidates(threads, [&](const std::string& name) {
+    ModelFlags m = shape;
+    m.name = name;
+    return m.Resolve();
+  });
+}
+
 }  // namespace preflight::cli

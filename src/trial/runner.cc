@@ -199,19 +199,18 @@ Status CheckTrial(const TrialConfig& c) {
   return DescribeInput(c.target_eval, "target_eval", read).status();
 }
 
-Result<double> EstimateTrialSeconds(const TrialConfig& c) {
-  PF_RETURN_IF_ERROR(ValidateFlags(c));
-  // Three steps on synthetic text time one step of this model on this machine.
+Result<double> TimeTrainingStepSeconds(const train::ModelConfig& model, int threads) {
+  // Four steps on synthetic text; the first (allocation, warm-up) is left out.
   std::string doc;
-  for (int i = 0; doc.size() < static_cast<size_t>(c.model.context) * c.model.batch * 4; ++i) {
+  for (int i = 0; doc.size() < static_cast<size_t>(model.context) * model.batch * 4; ++i) {
     doc += "calibration text number " + std::to_string(i * 7919 % 1000) + ". ";
   }
   train::TrainOptions t;
-  t.model = c.model;
+  t.model = model;
   t.steps = 4;
   t.eval_every = 1000;
   t.eval_max_windows = 1;
-  t.threads = c.threads;
+  t.threads = threads;
   double start = WallSeconds();
   double first_step_done = 0;
   auto r = train::TrainOnDocuments(t, {doc}, {doc}, [&](const train::StepInfo& info) {
@@ -219,10 +218,19 @@ Result<double> EstimateTrialSeconds(const TrialConfig& c) {
       first_step_done = WallSeconds();
   });
   PF_RETURN_IF_ERROR(r.status());
-  double per_step = (WallSeconds() - (first_step_done > 0 ? first_step_done : start)) / 3.0;
-  const int arms = static_cast<int>(ArmSpecs(c).size());
+  return (WallSeconds() - (first_step_done > 0 ? first_step_done : start)) / 3.0;
+}
+
+double TrialSecondsFromStep(double seconds_per_step, int64_t steps, int arms, int seeds) {
   // Evals cost about a forward pass per eval window; selections a few seconds each.
-  return per_step * static_cast<double>(c.steps) * arms * c.seeds * 1.15 + 5.0 * arms;
+  return seconds_per_step * static_cast<double>(steps) * arms * seeds * 1.15 + 5.0 * arms;
+}
+
+Result<double> EstimateTrialSeconds(const TrialConfig& c) {
+  PF_RETURN_IF_ERROR(ValidateFlags(c));
+  PF_ASSIGN_OR_RETURN(double per_step, TimeTrainingStepSeconds(c.model, c.threads));
+  const int arms = static_cast<int>(ArmSpecs(c).size());
+  return TrialSecondsFromStep(per_step, c.steps, arms, c.seeds);
 }
 
 // --- Making the arms -------------------------------------------------------------------------

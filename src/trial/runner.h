@@ -133,7 +133,7 @@ struct TrialOutcome {
   // The regime check (trial/regime.h): n-gram scores of every arm's data on T_eval against L*.
   // Absent only for a folder written before the check existed (its trial.json has no scores).
   std::optional<Regime> regime;
-  double core_seconds_per_step = 0;             // f (data trials)
+  double core_seconds_per_step = 0;  // f (data trials)
   int64_t params = 0;
   std::vector<ledger::InputRecord> inputs;  // pool files, T_sel, T_eval
   double core_seconds = 0;  // all training and selection of this trial (all invocations)
@@ -148,6 +148,14 @@ Status CheckTrial(const TrialConfig& config);
 
 // Estimated wall seconds of the whole trial from a short timing of this model on this machine.
 Result<double> EstimateTrialSeconds(const TrialConfig& config);
+
+// Wall seconds of one training step of `model` with `threads` on this machine: four steps on
+// synthetic text, the first (allocation, warm-up) left out. Takes a few of those steps' time.
+Result<double> TimeTrainingStepSeconds(const train::ModelConfig& model, int threads);
+
+// The trial's wall seconds from one step's: steps x arms x seeds x 1.15 (evals) plus 5 s per arm
+// (selection and the regime check). EstimateTrialSeconds and --budget plans both use it.
+double TrialSecondsFromStep(double seconds_per_step, int64_t steps, int arms, int seeds);
 
 // executor: where the runs are trained (nullptr: one after another in this process).
 // before_training: called by the leader once the arms exist, before any training step.
