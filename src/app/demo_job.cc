@@ -78,6 +78,22 @@ Result<trial::TrialConfig> DemoTrialConfig(const DemoRequest& r) {
   return c;
 }
 
+Result<LadderRequest> DemoLadderRequest(const DemoRequest& r, const trial::TrialConfig& trial,
+                                        const std::string& target) {
+  LadderRequest ladder;
+  ladder.base = trial;
+  ladder.base.seeds = r.ladder_seeds;
+  ladder.ledger_path = r.ledger_path;
+  ladder.out_dir = JoinPath(r.out_dir, "ladder-" + target);
+  PF_ASSIGN_OR_RETURN(std::vector<RungSpec> specs, ParseRungs(r.ladder_rungs));
+  for (const RungSpec& spec : specs) {
+    PF_ASSIGN_OR_RETURN(train::ModelConfig model, train::NamedModel(spec.model_name));
+    ladder.rungs.push_back({spec.model_name, model, spec.steps});
+  }
+  PF_RETURN_IF_ERROR(CheckRungs(ladder.rungs));
+  return ladder;
+}
+
 Result<DemoJob> RunDemoJob(const DemoRequest& r, const TrialObserver& observer) {
   DemoJob job;
   job.out_dir = r.out_dir;
@@ -92,8 +108,15 @@ Result<DemoJob> RunDemoJob(const DemoRequest& r, const TrialObserver& observer) 
     job.selections.push_back(std::move(s));
   }
   if (r.select_only) return job;
+  std::optional<LadderRequest> ladder;  // checked before any training
+  if (!r.ladder_rungs.empty()) {
+    PF_ASSIGN_OR_RETURN(ladder, DemoLadderRequest(r, config, job.target.name));
+  }
   PF_ASSIGN_OR_RETURN(TrialJob trial, RunTrialJob({config, r.ledger_path, true, ""}, observer));
   job.trial = std::move(trial);
+  if (!ladder) return job;
+  PF_ASSIGN_OR_RETURN(LadderJob ladder_job, RunLadderJob(*ladder, observer));
+  job.ladder = std::move(ladder_job);
   return job;
 }
 
@@ -148,6 +171,13 @@ std::string DemoText(const DemoJob& job) {
       dsir.result.kept_docs, dsir.result.pool_docs, job.target.genre, job.target.label,
       100 * dsir.target_share, 100 * job.pool_share);
   out += TrialText(*job.trial) + "\n";
+  if (job.ladder) {
+    out += fmt::format(
+        "=== the same arms at three scales (a ladder, {} seeds per arm): does the saving grow? "
+        "===\n\n",
+        job.ladder->rungs.front().trial.outcome.config.seeds);
+    out += LadderText(*job.ladder) + "\n";
+  }
   return out + "=== details ===\n\n" + details;
 }
 

@@ -2,7 +2,9 @@
 // The demo (`preflight demo`): the main job on the bundled Brown corpus. Keeps the quarter of a
 // pool most like a built-in target with each selector and shows what was kept and why, then
 // runs a full trial (dsir vs random, the tiny model, four seeds per arm) with the forecast it
-// tests, and opens its output with a one-screen summary.
+// tests, then a small ladder (the same arms at three rungs of the tiny model, app/ladder_job.h)
+// that shows whether the saving grows, holds or shrinks with compute, and opens its output with
+// a one-screen summary (the trial's, with its regime check).
 
 #include <cstdint>
 #include <map>
@@ -11,6 +13,7 @@
 #include <vector>
 
 #include "app/battery_spec.h"
+#include "app/ladder_job.h"
 #include "app/trial_job.h"
 #include "select/selector.h"
 
@@ -26,6 +29,10 @@ struct DemoRequest {
   int64_t steps = 300;
   int seeds = 4;
   bool select_only = false;
+  // The ladder after the trial: rungs and seeds per arm chosen so that the whole demo stays
+  // under 10 minutes on a busy 2-core machine (README); empty rungs = no ladder.
+  std::string ladder_rungs = "tiny:100,tiny:300,tiny:900";
+  int ladder_seeds = 4;
 };
 
 struct DemoSelection {
@@ -39,11 +46,17 @@ struct DemoJob {
   double pool_share = 0;  // share of the pool's text that is the target's genre
   std::vector<DemoSelection> selections;
   std::optional<TrialJob> trial;
+  std::optional<LadderJob> ladder;
   std::string out_dir, ledger_path;
 };
 
 // The trial the demo runs (for its time estimate, printed before it starts).
 Result<trial::TrialConfig> DemoTrialConfig(const DemoRequest& request);
+
+// The ladder the demo runs after its trial: the trial's arms and target, ladder_seeds per arm,
+// in <out>/ladder-<target>.
+Result<LadderRequest> DemoLadderRequest(const DemoRequest& request, const trial::TrialConfig& trial,
+                                        const std::string& target);
 
 Result<DemoJob> RunDemoJob(const DemoRequest& request, const TrialObserver& observer);
 

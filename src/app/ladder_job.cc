@@ -96,15 +96,6 @@ double CuratedBytes(const trial::TrialOutcome& o) {
   return 0;
 }
 
-trial::TrialConfig RungConfig(const LadderRequest& r, size_t i) {
-  trial::TrialConfig config = r.base;
-  config.model_name = r.rungs[i].model_name;
-  config.model = r.rungs[i].model;
-  config.steps = r.rungs[i].steps;
-  config.out_dir = JoinPath(r.out_dir, RungFolderName(i, r.rungs[i]));
-  return config;
-}
-
 Result<LadderRungOutcome> RunRung(const LadderRequest& r, size_t i, const TrialObserver& observer) {
   LadderRungOutcome out;
   out.rung = r.rungs[i];
@@ -168,6 +159,12 @@ report::LadderPageData PageData(const LadderJob& job, const std::string& title) 
   return d;
 }
 
+// "26.3% to 31.9%"; an end that never caught up reads "never".
+std::string IntervalText(double lo, double hi) {
+  auto end = [](double v) { return std::isfinite(v) ? FormatPercent(v) : std::string("never"); };
+  return end(lo) + " to " + end(hi);
+}
+
 }  // namespace
 
 Result<std::vector<RungSpec>> ParseRungs(const std::string& text) {
@@ -209,6 +206,15 @@ Status CheckRungs(const std::vector<LadderRung>& rungs) {
     }
   }
   return Status::Ok();
+}
+
+trial::TrialConfig RungConfig(const LadderRequest& r, size_t i) {
+  trial::TrialConfig config = r.base;
+  config.model_name = r.rungs[i].model_name;
+  config.model = r.rungs[i].model;
+  config.steps = r.rungs[i].steps;
+  config.out_dir = JoinPath(r.out_dir, RungFolderName(i, r.rungs[i]));
+  return config;
 }
 
 std::string RungFolderName(size_t index, const LadderRung& rung) {
@@ -306,7 +312,7 @@ std::string LadderText(const LadderJob& job) {
     out += fmt::format(
         "{:<4} {:<8} {:>7} {:>12} {:>8} {:>8}  {:<22} {}\n", i + 1, r.rung.model_name, r.rung.steps,
         FormatFlops(r.flops), r.point.caught_up ? FormatPercent(c.saving.gross) : "never", net,
-        FormatPercent(c.ci.net.lo) + " to " + FormatPercent(c.ci.net.hi),
+        IntervalText(c.ci.net.lo, c.ci.net.hi),
         !regime ? "not checked" : (regime->informative ? "informative" : "NOT informative"));
   }
   const trial::LadderTrend& t = job.trend;

@@ -77,6 +77,9 @@ struct LadderJob {
 // Rung i's folder name: "rung-<i>-<model>-<steps>" (i 1-based).
 std::string RungFolderName(size_t index, const LadderRung& rung);
 
+// Rung i's trial: the base config with the rung's model, steps and folder.
+trial::TrialConfig RungConfig(const LadderRequest& request, size_t index);
+
 Result<LadderJob> RunLadderJob(const LadderRequest& request, const TrialObserver& observer = {});
 
 // DESIGN.md's `ladder --json` document, without "receipt" (the receipt's result).

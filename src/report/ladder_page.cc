@@ -142,6 +142,9 @@ std::string PlotSvg(const LadderPageData& d) {
   return out + "</svg>\n";
 }
 
+// "26.3%"; an interval end that never caught up reads "never".
+std::string End(double v) { return std::isfinite(v) ? FormatPercent(v) : std::string("never"); }
+
 std::string RungsTable(const LadderPageData& d) {
   std::string out =
       "<table id=\"rungs\"><thead><tr><th>rung</th><th>model</th><th>steps</th><th>FLOPs per "
@@ -156,9 +159,8 @@ std::string RungsTable(const LadderPageData& d) {
         "<td>{}</td><td><code>{}</code></td></tr>\n",
         i + 1, EscapeHtml(r.model), FormatInt(r.steps), FormatFlops(r.flops),
         r.caught_up ? FormatPercent(r.gross) : "never caught up",
-        fmt::format("{}{}", r.caught_up ? "" : "&le; ", FormatPercent(r.net)),
-        FormatPercent(r.ci_lo), FormatPercent(r.ci_hi), regime,
-        EscapeHtml(r.receipt.substr(0, 16)));
+        fmt::format("{}{}", r.caught_up ? "" : "&le; ", FormatPercent(r.net)), End(r.ci_lo),
+        End(r.ci_hi), regime, EscapeHtml(r.receipt.substr(0, 16)));
   }
   return out + "</tbody></table>\n";
 }
