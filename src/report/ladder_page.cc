@@ -63,7 +63,20 @@ Ranges PlaceAxes(const LadderPageData& d) {
   return {x0 - pad_x, x1 + pad_x, std::max(-1.0, y0 - pad_y), std::min(1.0, y1 + pad_y)};
 }
 
-std::string Grid(const Ranges& g, const Axis& sx, const Axis& sy) {
+// x ticks (log10 FLOPs): whole decades when the plot spans two or more, else the rungs' own
+// compute (and the projection's), so that every label is a round or a measured number.
+std::vector<double> XTicks(const LadderPageData& d, const Ranges& g) {
+  std::vector<double> ticks;
+  if (g.x1 - g.x0 >= 2) {
+    for (double x = std::ceil(g.x0); x <= g.x1; x += 1) ticks.push_back(x);
+    return ticks;
+  }
+  for (const LadderPageRung& r : d.rungs) ticks.push_back(Log(r.flops));
+  if (d.projection) ticks.push_back(Log(d.projection->flops));
+  return ticks;
+}
+
+std::string Grid(const LadderPageData& d, const Ranges& g, const Axis& sx, const Axis& sy) {
   std::string out;
   for (double y : NiceTicks(g.y0, g.y1, 6)) {
     out += fmt::format(
@@ -71,7 +84,7 @@ std::string Grid(const Ranges& g, const Axis& sx, const Axis& sy) {
         "<text x=\"{3}\" y=\"{4}\" text-anchor=\"end\">{5}</text>\n",
         Px(kLeft), Px(kWidth - kRight), Px(sy(y)), Px(kLeft - 6), Px(sy(y) + 4), FormatPercent(y));
   }
-  for (double x : NiceTicks(g.x0, g.x1, 6)) {
+  for (double x : XTicks(d, g)) {
     out += fmt::format(
         "<line class=\"grid\" x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\"/>"
         "<text x=\"{0}\" y=\"{3}\" text-anchor=\"middle\">{4}</text>\n",
@@ -110,7 +123,7 @@ std::string PlotSvg(const LadderPageData& d) {
       "<svg id=\"ladder-plot\" viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"net compute saved "
       "per rung against training compute\">\n",
       kWidth, kHeight);
-  out += Grid(g, sx, sy);
+  out += Grid(d, g, sx, sy);
   if (d.trend.fitted) {
     const double a = std::clamp(TrendAt(d.trend, g.x0), g.y0, g.y1);
     const double b = std::clamp(TrendAt(d.trend, g.x1), g.y0, g.y1);
