@@ -94,13 +94,19 @@ Result<std::vector<BudgetPlan>> PlanLadderForBudget(double budget,
                                                     const std::vector<PlanCandidate>& candidates,
                                                     int arms, int seeds) {
   std::vector<BudgetPlan> plans;
+  // Rungs after the first train on the first rung's arms: they select nothing, so the per-arm
+  // fixed cost goes to their training instead.
+  const double fixed = trial::TrialSecondsFromStep(0, 0, arms, seeds);
   for (double share : {1.0 / 7, 2.0 / 7, 4.0 / 7}) {
-    auto plan = PlanForBudget(budget * share, candidates, arms, seeds);
+    const double extra = plans.empty() ? 0 : fixed;
+    auto plan = PlanForBudget(budget * share + extra, candidates, arms, seeds);
     if (!plan.ok()) {
       return Status::InvalidArgument(
           plan.status().message() +
           " (a ladder's first rung gets 1/7 of the budget; give a longer --budget)");
     }
+    plan->budget_seconds = budget * share;
+    plan->estimated_seconds -= extra;
     plans.push_back(std::move(plan).value());
   }
   return plans;

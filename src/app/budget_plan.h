@@ -57,7 +57,8 @@ Result<BudgetPlan> PlanForBudget(double budget_seconds,
                                  const std::vector<PlanCandidate>& candidates, int arms, int seeds);
 
 // A ladder's rungs from a budget: three plans at 1/7, 2/7 and 4/7 of it (each rung about twice
-// the compute of the one before; together the whole budget), each by the rule above.
+// the compute of the one before; together the whole budget), each by the rule above. Rungs 2
+// and 3 select nothing (they share rung 1's arms): the selections' allowance goes to training.
 Result<std::vector<BudgetPlan>> PlanLadderForBudget(double budget_seconds,
                                                     const std::vector<PlanCandidate>& candidates,
                                                     int arms, int seeds);

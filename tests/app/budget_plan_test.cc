@@ -85,6 +85,9 @@ TEST(BudgetPlan, ALaddersRungsTakeASeventhTwoAndFour) {
   }
   EXPECT_LE(total, budget);
   EXPECT_GT((*plans)[1].steps, (*plans)[0].steps);
+  // Rung 3 trains with the selections' allowance too: steps as for 4/7 of the budget plus 10 s.
+  EXPECT_EQ((*plans)[2].steps, PlanForBudget(budget * 4 / 7 + 10, c, 2, 4)->steps);
+  EXPECT_NEAR((*plans)[2].estimated_seconds, budget * 4 / 7, 0.01 * 8 * 1.15);
   EXPECT_FALSE(PlanLadderForBudget(30, c, 2, 4).ok());
 }
 
