@@ -9,6 +9,7 @@
 #include "cli/model_flags.h"
 #include "cli/trial_flags.h"
 #include "cli/trial_observer.h"
+#include "dist/dist.h"
 #include "ledger/ledger.h"
 #include "train/schedule.h"
 #include "trial/outcome_builder.h"
@@ -55,6 +56,10 @@ Status ApplyBudget(const CLI::App& app, TrialFlags& f) {
   trial::TrialConfig& c = f.config;
   if (app.count("--model") || app.count("--steps")) {
     return Status::InvalidArgument("--budget picks the model and steps: drop --model and --steps");
+  }
+  if (dist::Size() > 1) {  // each rank would time its own steps and plan a different trial
+    return Status::InvalidArgument(
+        "--budget times this machine and does not run under mpirun; give --model and --steps");
   }
   PF_ASSIGN_OR_RETURN(double seconds, app::ParseDuration(f.budget));
   if (!f.quiet) std::fprintf(stderr, "trial: timing tiny, small and medium for --budget...\n");
