@@ -55,7 +55,12 @@ Status ShareArms(const std::string& first_dir, const trial::TrialConfig& config)
       if (!PathExists(from) || PathExists(to)) continue;
       std::error_code ec;
       std::filesystem::create_hard_link(from, to, ec);
-      if (ec) std::filesystem::copy_file(from, to, ec);
+      if (ec) {  // another file system: a copy, renamed into place so a kill leaves no half file
+        ec.clear();
+        std::filesystem::copy_file(from, to + ".tmp",
+                                   std::filesystem::copy_options::overwrite_existing, ec);
+        if (!ec) std::filesystem::rename(to + ".tmp", to, ec);
+      }
       if (ec) return Status::IOError(to + ": cannot share rung 1's arm (" + ec.message() + ")");
     }
     if (!same_windows) record.ngram.reset();
