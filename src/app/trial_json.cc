@@ -1,6 +1,10 @@
 // A trial job's JSON: the receipt's result (also result.json) and the `--json` document.
 
 #include "app/trial_job.h"
+
+#include <filesystem>
+#include <system_error>
+
 #include "app/trial_parts.h"
 #include "train/config.h"
 #include "trial/regime.h"
@@ -97,6 +101,10 @@ nlohmann::json TrialResultJson(const TrialJob& job) {
   res["model"] = train::ModelToJson(o.config.model_name, o.config.model);
   res["model"]["params"] = o.params;
   if (!o.schedule) res["forecast"] = ForecastUnderTest(job);
+  // The run folder, absolute, so that `ledger report` can link report.html while it exists.
+  std::error_code ec;
+  const std::filesystem::path out_dir = std::filesystem::absolute(o.out_dir, ec);
+  res["out_dir"] = ec ? o.out_dir : out_dir.lexically_normal().string();
   return res;
 }
 
