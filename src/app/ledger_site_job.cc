@@ -65,7 +65,8 @@ std::string TargetName(const json& config) {
   return stem;
 }
 
-report::SiteForecast ForecastOf(const json& trial, const std::map<std::string, const json*>& by_hash) {
+report::SiteForecast ForecastOf(const json& trial,
+                                const std::map<std::string, const json*>& by_hash) {
   report::SiteForecast f;
   const json& mark = At(trial, {"result", "forecast"});
   f.hash = Str(At(trial, {"config", "forecast"}));
@@ -211,8 +212,9 @@ Status MoveIntoPlace(const std::string& tmp, const std::string& out) {
     if (!fs::is_directory(out, ec) ||
         (!fs::is_empty(out, ec) && !fs::exists(JoinPath(out, "index.html"), ec))) {
       return Status::InvalidArgument(
-          out + ": exists and is not a site built by `preflight ledger report` (no index.html); "
-                "choose another --out or remove it");
+          out +
+          ": exists and is not a site built by `preflight ledger report` (no index.html); "
+          "choose another --out or remove it");
     }
     old = out + ".old." + std::to_string(::getpid());
     fs::rename(out, old, ec);
@@ -250,12 +252,14 @@ report::SiteData SiteDataFromReceipts(const std::vector<json>& receipts,
 
 Result<LedgerSiteOutcome> BuildLedgerSite(const LedgerSiteRequest& request) {
   const std::string& path = request.ledger_path;
-  if (request.out_dir.empty()) return Status::InvalidArgument("--out: a folder for the site is required");
+  if (request.out_dir.empty())
+    return Status::InvalidArgument("--out: a folder for the site is required");
   Result<ledger::VerifyReport> verified = ledger::Verify(path);
   if (!verified.ok()) {
     if (verified.status().kind() == Status::Kind::kNotFound) {
-      return Status::NotFound(path + ": no ledger there; give --ledger the file that `trial`, "
-                                     "`forecast` and the other jobs appended their receipts to");
+      return Status::NotFound(path +
+                              ": no ledger there; give --ledger the file that `trial`, "
+                              "`forecast` and the other jobs appended their receipts to");
     }
     return verified.status();
   }

@@ -1,10 +1,9 @@
 // A trial job's JSON: the receipt's result (also result.json) and the `--json` document.
 
-#include "app/trial_job.h"
-
 #include <filesystem>
 #include <system_error>
 
+#include "app/trial_job.h"
 #include "app/trial_parts.h"
 #include "train/config.h"
 #include "trial/regime.h"

@@ -92,10 +92,11 @@ int RunReport(const std::string& path, const std::string& out_dir, bool json_out
               {"trains", site->trains}});
     return 0;
   }
-  std::printf("%s: %lld receipts verified; %zu trials, %zu ladders, %zu batteries, %zu training "
-              "runs\nsite: %s\n",
-              path.c_str(), static_cast<long long>(site->receipts), site->trials, site->ladders,
-              site->batteries, site->trains, site->index_path.c_str());
+  std::printf(
+      "%s: %lld receipts verified; %zu trials, %zu ladders, %zu batteries, %zu training "
+      "runs\nsite: %s\n",
+      path.c_str(), static_cast<long long>(site->receipts), site->trials, site->ladders,
+      site->batteries, site->trains, site->index_path.c_str());
   return 0;
 }
 
@@ -137,9 +138,10 @@ int RunLedger(int argc, char** argv) {
       "fetched): open it from disk or copy the folder anywhere. Every number's tooltip names the "
       "receipt it came from. The ledger is verified first; a damaged one is refused (exit 2).");
   report->add_option("--ledger", path, ledger_help);
-  report->add_option("--out", out_dir,
-                     "folder for the site; built beside it and renamed into place, replacing a "
-                     "site built there before (any other non-empty folder is refused)")
+  report
+      ->add_option("--out", out_dir,
+                   "folder for the site; built beside it and renamed into place, replacing a "
+                   "site built there before (any other non-empty folder is refused)")
       ->required();
   report->add_flag("--json", json_out,
                    "print {ledger, out, index, receipts, trials, ladders, batteries, trains}");

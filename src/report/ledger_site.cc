@@ -18,7 +18,9 @@ struct Frame {
   double width, height, left, right, top, bottom;
   double x_lo, x_hi, y_lo, y_hi;
   double X(double x) const { return left + (x - x_lo) / (x_hi - x_lo) * (width - left - right); }
-  double Y(double y) const { return height - bottom - (y - y_lo) / (y_hi - y_lo) * (height - top - bottom); }
+  double Y(double y) const {
+    return height - bottom - (y - y_lo) / (y_hi - y_lo) * (height - top - bottom);
+  }
 };
 
 std::string Px(double v) { return fmt::format("{:.1f}", v); }
@@ -35,7 +37,8 @@ std::string Range(const std::optional<Bounds>& b) {
 std::string From(const std::string& hash) { return "receipt " + HashPrefix(hash); }
 
 // A table cell holding a number, titled with the receipt it came from.
-std::string NumCell(const std::string& text, const std::string& hash, const std::string& cls = "num") {
+std::string NumCell(const std::string& text, const std::string& hash,
+                    const std::string& cls = "num") {
   return fmt::format("<td class=\"{}\" title=\"{}\">{}</td>", cls, Esc(From(hash)), text);
 }
 
@@ -74,7 +77,8 @@ h3 { font-size: 15px; margin: 14px 0 6px; }
 table { border-collapse: collapse; width:100%; font-variant-numeric: tabular-nums; }
 th, td { text-align:left; padding: 5px 8px; border-bottom:1px solid var(--rule); vertical-align: top; }
 thead th { font-size:13px; color:var(--muted); font-weight:600; border-bottom:2px solid var(--rule); }
-td.num, th.num { text-align:right; white-space:nowrap; }
+td.num, th.num, td.pilot { text-align:right; white-space:nowrap; }
+td.pilot { text-align:left; }
 td.hash code, code { font-size: 13px; }
 td.sha { font-family: monospace; font-size: 12px; word-break: break-all; }
 .ci { color: var(--muted); font-size: 13px; }
@@ -126,12 +130,14 @@ std::string RegimeText(const SiteTrial& t) {
 std::string VerdictText(const SiteForecast& f) {
   if (f.verdict.empty()) return f.hash.empty() ? "none" : "?";
   std::string s = Esc(f.verdict);
-  if (f.probability) s += fmt::format(" <span class=\"ci\">(p {:.0f}%)</span>", 100 * *f.probability);
+  if (f.probability)
+    s += fmt::format(" <span class=\"ci\">(p {:.0f}%)</span>", 100 * *f.probability);
   return s;
 }
 
 std::string CorrectText(const SiteForecast& f) {
-  if (f.correct) return *f.correct ? "<span class=\"good\">right</span>" : "<span class=\"bad\">wrong</span>";
+  if (f.correct)
+    return *f.correct ? "<span class=\"good\">right</span>" : "<span class=\"bad\">wrong</span>";
   return f.verdict.empty() ? "—" : "abstained";
 }
 
@@ -172,10 +178,11 @@ std::string TrialsTable(const SiteData& d) {
   return s + "</tbody>\n</table>\n</section>\n";
 }
 
-// Shared axis drawing: ticks and grid on both axes, labels as percentages unless `x_label_fn`.
+// Shared axis drawing: grid lines and labels at `x_ticks` and at round values of y, the frame
+// and both axis titles.
 template <typename XLabel, typename YLabel>
-std::string Axes(const Frame& f, XLabel x_label, YLabel y_label, const std::string& x_title,
-                 const std::string& y_title) {
+std::string Axes(const Frame& f, const std::vector<double>& x_ticks, XLabel x_label, YLabel y_label,
+                 const std::string& x_title, const std::string& y_title) {
   std::string s;
   for (double v : NiceTicks(f.y_lo, f.y_hi, 5)) {
     s += fmt::format(
@@ -184,7 +191,7 @@ std::string Axes(const Frame& f, XLabel x_label, YLabel y_label, const std::stri
         Px(f.left), Px(f.Y(v)), Px(f.width - f.right), Px(f.Y(v)), Px(f.left - 6), Px(f.Y(v) + 4),
         Esc(y_label(v)));
   }
-  for (double v : NiceTicks(f.x_lo, f.x_hi, 5)) {
+  for (double v : x_ticks) {
     s += fmt::format(
         "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#eef1f4\"/>"
         "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
@@ -239,22 +246,25 @@ std::string CalibrationPoint(const Frame& f, const SiteTrial& t) {
   std::string s = "<g class=\"trial-point\" data-hash=\"" + Esc(t.hash) + "\"><title>" +
                   Esc(title) + "</title>";
   if (fc.interval) {
-    s += fmt::format("<line class=\"x-bar\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" "
-                     "stroke-width=\"1.5\"/>",
-                     Px(f.X(Clamp(fc.interval->first, f.x_lo, f.x_hi))), Px(f.Y(y)),
-                     Px(f.X(Clamp(fc.interval->second, f.x_lo, f.x_hi))), Px(f.Y(y)), colour);
+    s += fmt::format(
+        "<line class=\"x-bar\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" "
+        "stroke-width=\"1.5\"/>",
+        Px(f.X(Clamp(fc.interval->first, f.x_lo, f.x_hi))), Px(f.Y(y)),
+        Px(f.X(Clamp(fc.interval->second, f.x_lo, f.x_hi))), Px(f.Y(y)), colour);
   }
   if (t.ci95 && !never) {
-    s += fmt::format("<line class=\"y-bar\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" "
-                     "stroke-width=\"1.5\"/>",
-                     Px(f.X(x)), Px(f.Y(Clamp(t.ci95->first, f.y_lo, f.y_hi))), Px(f.X(x)),
-                     Px(f.Y(Clamp(t.ci95->second, f.y_lo, f.y_hi))), colour);
+    s += fmt::format(
+        "<line class=\"y-bar\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" "
+        "stroke-width=\"1.5\"/>",
+        Px(f.X(x)), Px(f.Y(Clamp(t.ci95->first, f.y_lo, f.y_hi))), Px(f.X(x)),
+        Px(f.Y(Clamp(t.ci95->second, f.y_lo, f.y_hi))), colour);
   }
   // Right: filled; wrong: hollow; abstained: grey. Shape, not colour alone, tells them apart.
   const bool filled = fc.correct.value_or(false);
-  s += fmt::format("<circle class=\"point\" cx=\"{}\" cy=\"{}\" r=\"5\" fill=\"{}\" stroke=\"{}\" "
-                   "stroke-width=\"2\"/></g>\n",
-                   Px(f.X(x)), Px(f.Y(y)), filled ? colour : "#ffffff", colour);
+  s += fmt::format(
+      "<circle class=\"point\" cx=\"{}\" cy=\"{}\" r=\"5\" fill=\"{}\" stroke=\"{}\" "
+      "stroke-width=\"2\"/></g>\n",
+      Px(f.X(x)), Px(f.Y(y)), filled ? colour : "#ffffff", colour);
   return s;
 }
 
@@ -264,7 +274,7 @@ std::string CalibrationPlot(const std::vector<const SiteTrial*>& points) {
   std::string s =
       "<svg id=\"calibration-plot\" viewBox=\"0 0 520 440\" role=\"img\" "
       "aria-label=\"Predicted against actual net saving\" xmlns=\"http://www.w3.org/2000/svg\">\n";
-  s += Axes(f, PercentLabel, PercentLabel, "forecast's predicted net saving",
+  s += Axes(f, NiceTicks(lo, hi, 5), PercentLabel, PercentLabel, "forecast's predicted net saving",
             "measured net saving");
   s += fmt::format(
       "<line id=\"identity\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#59636e\" "
@@ -287,18 +297,26 @@ std::string AccuracyPlot(const SiteData& d) {
   const Frame f{520, 440, 62, 16, 16, 46, 0.5, std::max(1.5, decided + 0.5), 0, 1};
   std::string s =
       "<svg id=\"accuracy-plot\" viewBox=\"0 0 520 440\" role=\"img\" "
-      "aria-label=\"Decision accuracy as trials accumulate\" xmlns=\"http://www.w3.org/2000/svg\">\n";
-  s += Axes(f, [](double v) { return FormatPlain(v, 0); }, PercentLabel,
-            "decided trials, in ledger order", "forecast decisions right");
-  s += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#59636e\" "
-                   "stroke-dasharray=\"5 4\"/>\n",
-                   Px(f.left), Px(f.Y(0.5)), Px(f.width - f.right), Px(f.Y(0.5)));
+      "aria-label=\"Decision accuracy as trials accumulate\" "
+      "xmlns=\"http://www.w3.org/2000/svg\">\n";
+  std::vector<double> x_ticks;
+  for (double v : NiceTicks(1, std::max(1, decided), 6)) {
+    if (v == std::floor(v)) x_ticks.push_back(v);
+  }
+  s += Axes(
+      f, x_ticks, [](double v) { return FormatPlain(v, 0); }, PercentLabel,
+      "decided trials, in ledger order", "forecast decisions right");
+  s += fmt::format(
+      "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#59636e\" "
+      "stroke-dasharray=\"5 4\"/>\n",
+      Px(f.left), Px(f.Y(0.5)), Px(f.width - f.right), Px(f.Y(0.5)));
   std::string path;
   for (size_t i = 0; i < steps.size(); ++i) {
     path += fmt::format("{}{},{} ", i == 0 ? "M" : "L", Px(f.X(i + 1.0)), Px(f.Y(steps[i].second)));
   }
   if (!path.empty()) {
-    s += "<path id=\"accuracy-line\" d=\"" + path + "\" fill=\"none\" stroke=\"#0072B2\" "
+    s += "<path id=\"accuracy-line\" d=\"" + path +
+         "\" fill=\"none\" stroke=\"#0072B2\" "
          "stroke-width=\"2\"/>\n";
   }
   for (size_t i = 0; i < steps.size(); ++i) {
@@ -357,13 +375,23 @@ std::string LadderPlot(const SiteLadder& l) {
       if (std::isfinite(v)) y_lo = std::min(y_lo, v), y_hi = std::max(y_hi, v);
   }
   if (x_lo > x_hi) x_lo = x_hi = 0;
-  const Frame f{520, 300, 62, 16, 12, 46, x_lo - 0.25, x_hi + 0.25,
-                std::max(-1.0, std::floor(y_lo * 10) / 10), std::min(1.0, std::ceil(y_hi * 10) / 10)};
+  const Frame f{520,
+                300,
+                62,
+                16,
+                12,
+                46,
+                x_lo - 0.25,
+                x_hi + 0.25,
+                std::max(-1.0, std::floor(y_lo * 10) / 10),
+                std::min(1.0, std::ceil(y_hi * 10) / 10)};
   std::string s = "<svg class=\"ladder-plot\" id=\"ladder-" + Esc(HashPrefix(l.hash)) +
                   "\" viewBox=\"0 0 520 300\" role=\"img\" aria-label=\"Net saving against "
                   "training compute\" xmlns=\"http://www.w3.org/2000/svg\">\n";
-  s += Axes(f, [](double v) { return fmt::format("1e{}", FormatPlain(v, 1)); }, PercentLabel,
-            "training FLOPs per run (log scale)", "net saving");
+  s += Axes(
+      f, NiceTicks(f.x_lo, f.x_hi, 5),
+      [](double v) { return fmt::format("1e{}", FormatPlain(v, 1)); }, PercentLabel,
+      "training FLOPs per run (log scale)", "net saving");
   s += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#59636e\"/>\n",
                    Px(f.left), Px(f.Y(0)), Px(f.width - f.right), Px(f.Y(0)));
   for (const SiteRung& r : l.rungs) {
@@ -371,21 +399,22 @@ std::string LadderPlot(const SiteLadder& l) {
     const double x = f.X(std::log10(r.flops));
     const bool never = !r.caught_up || !r.net;
     const double y = f.Y(never ? f.y_lo : Clamp(*r.net, f.y_lo, f.y_hi));
-    std::string title = fmt::format("{} · {} steps · {}: net {}{} (receipt {})", r.model,
-                                    FormatInt(r.steps), FormatFlops(r.flops),
-                                    never ? "never caught up" : Pct(r.net),
-                                    r.ci95 && !never ? " (95% " + Range(r.ci95) + ")" : "",
-                                    HashPrefix(l.hash));
+    std::string title =
+        fmt::format("{} · {} steps · {}: net {}{} (receipt {})", r.model, FormatInt(r.steps),
+                    FormatFlops(r.flops), never ? "never caught up" : Pct(r.net),
+                    r.ci95 && !never ? " (95% " + Range(r.ci95) + ")" : "", HashPrefix(l.hash));
     s += "<g class=\"rung\"><title>" + Esc(title) + "</title>";
     if (r.ci95 && !never) {
-      s += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"#0072B2\" "
-                       "stroke-width=\"1.5\"/>",
-                       Px(x), Px(f.Y(Clamp(r.ci95->first, f.y_lo, f.y_hi))),
-                       Px(f.Y(Clamp(r.ci95->second, f.y_lo, f.y_hi))));
+      s += fmt::format(
+          "<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"#0072B2\" "
+          "stroke-width=\"1.5\"/>",
+          Px(x), Px(f.Y(Clamp(r.ci95->first, f.y_lo, f.y_hi))),
+          Px(f.Y(Clamp(r.ci95->second, f.y_lo, f.y_hi))));
     }
-    s += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"5\" fill=\"{}\" stroke=\"#0072B2\" "
-                     "stroke-width=\"2\"/></g>\n",
-                     Px(x), Px(y), never ? "#ffffff" : "#0072B2");
+    s += fmt::format(
+        "<circle cx=\"{}\" cy=\"{}\" r=\"5\" fill=\"{}\" stroke=\"#0072B2\" "
+        "stroke-width=\"2\"/></g>\n",
+        Px(x), Px(y), never ? "#ffffff" : "#0072B2");
   }
   return s + "</svg>\n";
 }
@@ -420,7 +449,8 @@ std::string Optional(const std::optional<int64_t>& v) { return v ? FormatInt(*v)
 
 std::string BatteriesSection(const SiteData& d) {
   std::string s = "<section id=\"batteries-section\">\n<h2>Batteries</h2>\n";
-  if (d.batteries.empty()) return s + "<p id=\"no-batteries\">No battery receipts.</p>\n</section>\n";
+  if (d.batteries.empty())
+    return s + "<p id=\"no-batteries\">No battery receipts.</p>\n</section>\n";
   s += "<table id=\"batteries\">\n<thead><tr><th>created</th><th>selector</th><th>model</th>"
        "<th class=\"num\">targets</th><th class=\"num\">right</th><th class=\"num\">wrong</th>"
        "<th class=\"num\">abstained</th><th class=\"num\">accuracy</th>"
@@ -473,19 +503,21 @@ std::string ForecastPart(const SiteTrial& t) {
       {"verdict", f.verdict.empty() ? "?" : Esc(f.verdict)},
       {"probability that curating pays",
        f.probability ? FormatPercent(*f.probability) : "not recorded (older receipt)"},
-      {"predicted net saving", Pct(f.predicted_saving) +
-                                   (f.interval ? fmt::format(" ({:.0f}% interval {})",
-                                                             100 * f.interval_level, Range(f.interval))
-                                               : "")},
+      {"predicted net saving",
+       Pct(f.predicted_saving) +
+           (f.interval
+                ? fmt::format(" ({:.0f}% interval {})", 100 * f.interval_level, Range(f.interval))
+                : "")},
       {"forecast was", CorrectText(f)},
       {"forecast receipt", "<code>" + Esc(f.hash) + "</code>"}};
   return s + FactsTable("forecast-facts", rows, f.hash) + "</section>\n";
 }
 
 std::string InputsPart(const SiteTrial& t) {
-  std::string s = "<section id=\"inputs-section\">\n<h2>Inputs</h2>\n<table id=\"inputs\">\n"
-                  "<thead><tr><th>role</th><th>path</th><th class=\"num\">docs</th>"
-                  "<th class=\"num\">bytes</th><th>SHA-256</th></tr></thead>\n<tbody>\n";
+  std::string s =
+      "<section id=\"inputs-section\">\n<h2>Inputs</h2>\n<table id=\"inputs\">\n"
+      "<thead><tr><th>role</th><th>path</th><th class=\"num\">docs</th>"
+      "<th class=\"num\">bytes</th><th>SHA-256</th></tr></thead>\n<tbody>\n";
   for (const SiteInput& in : t.inputs) {
     s += "<tr><td>" + Esc(in.role) + "</td><td>" + Esc(in.path) + "</td>" +
          NumCell(FormatInt(static_cast<int64_t>(in.docs)), t.hash) +
@@ -504,24 +536,26 @@ std::string TrialPagePath(const SiteTrial& trial) {
 }
 
 std::string RenderSiteIndex(const SiteData& d) {
-  std::string body = "<header><h1>preflight ledger</h1><p class=\"sub\">" + Esc(d.ledger_path) +
-                     fmt::format(": {} receipts, {} trials, {} ladders, {} batteries, {} training "
-                                 "runs; every hash and link verified.</p></header>\n",
-                                 d.receipts, d.trials.size(), d.ladders.size(),
-                                 d.batteries.size(), d.trains.size());
+  std::string body =
+      "<header><h1>preflight ledger</h1><p class=\"sub\">" + Esc(d.ledger_path) +
+      fmt::format(
+          ": {} receipts, {} trials, {} ladders, {} batteries, {} training "
+          "runs; every hash and link verified.</p></header>\n",
+          d.receipts, d.trials.size(), d.ladders.size(), d.batteries.size(), d.trains.size());
   body += TrialsTable(d) + CalibrationSection(d) + LaddersSection(d) + BatteriesSection(d) +
           TrainsSection(d);
-  body += "<footer>Built by <code>preflight ledger report</code> from the ledger above. Each "
-          "number's tooltip names the receipt (hash prefix) it came from; <code>preflight ledger "
-          "show</code> lists them.</footer>\n";
+  body +=
+      "<footer>Built by <code>preflight ledger report</code> from the ledger above. Each "
+      "number's tooltip names the receipt (hash prefix) it came from; <code>preflight ledger "
+      "show</code> lists them.</footer>\n";
   return Page("preflight ledger", body);
 }
 
 std::string RenderSiteTrialPage(const SiteTrial& t) {
   std::string body = "<p><a href=\"../index.html\">← every trial</a></p>\n";
   body += "<header><h1>" + Esc(t.target) + "</h1><p class=\"sub\">" + Esc(t.selector) +
-          " against random · " + PilotText(t) + " · " + Esc(t.created_at) +
-          " · receipt <code>" + Esc(t.hash) + "</code></p></header>\n";
+          " against random · " + PilotText(t) + " · " + Esc(t.created_at) + " · receipt <code>" +
+          Esc(t.hash) + "</code></p></header>\n";
   std::vector<std::pair<std::string, std::string>> numbers = {
       {"gross compute saved", GrossText(t)},
       {"net compute saved", NetText(t)},
@@ -535,10 +569,11 @@ std::string RenderSiteTrialPage(const SiteTrial& t) {
   }
   body += "</section>\n" + ForecastPart(t);
   std::vector<std::pair<std::string, std::string>> regime = {{"pilot", RegimeText(t)}};
-  if (t.margin) regime.emplace_back("margin over the best byte n-gram", fmt::format("{:+.4f} bits", *t.margin));
+  if (t.margin)
+    regime.emplace_back("margin over the best byte n-gram", fmt::format("{:+.4f} bits", *t.margin));
   if (t.threshold) regime.emplace_back("threshold", fmt::format("{:.4f} bits", *t.threshold));
-  body += "<section id=\"regime-section\">\n<h2>Regime</h2>\n" + FactsTable("regime", regime, t.hash) +
-          "</section>\n";
+  body += "<section id=\"regime-section\">\n<h2>Regime</h2>\n" +
+          FactsTable("regime", regime, t.hash) + "</section>\n";
   body += InputsPart(t);
   body += "<section id=\"receipt-section\">\n<h2>The receipt</h2>\n<pre id=\"receipt\">" +
           Esc(t.receipt_json) + "</pre>\n</section>\n";

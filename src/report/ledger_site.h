@@ -4,11 +4,11 @@
 // fetched), every string is HTML-escaped, and every number carries the hash prefix of the
 // receipt it came from (a title attribute on the cell or point, and a receipt column).
 //
-// index.html, stable ids: "trials" (table, a tr.trial per trial receipt with data-hash), "calibration"
-// (section) with svg#calibration-plot (circle.point per trial with a forecast and a net saving,
-// line#identity for y = x) and svg#accuracy-plot (the running decision accuracy in ledger order),
-// "ladders" (section: an svg.ladder-plot per ladder, id "ladder-<hash16>", or p#no-ladders),
-// "batteries" and "trains" (tables, or a p saying there are none).
+// index.html, stable ids: "trials" (table, a tr.trial per trial receipt with data-hash),
+// "calibration" (section) with svg#calibration-plot (circle.point per trial with a forecast and a
+// net saving, line#identity for y = x) and svg#accuracy-plot (the running decision accuracy in
+// ledger order), "ladders" (section: an svg.ladder-plot per ladder, id "ladder-<hash16>", or
+// p#no-ladders), "batteries" and "trains" (tables, or a p saying there are none).
 // trials/<hash16>.html, stable ids: "numbers", "forecast", "regime", "inputs", "receipt" (the
 // receipt pretty-printed in a <pre>), and a#report when report.html still exists.
 // Pure functions: same data, same bytes.
@@ -25,11 +25,11 @@ using Bounds = std::pair<double, double>;  // an interval [lo, hi]
 
 // The forecast a trial tested, joined from its forecast receipt and the trial's mark.
 struct SiteForecast {
-  std::string hash;                       // the forecast receipt's hash; "" when none was tested
-  std::string verdict;                    // "curate" | "random" | "uncertain"; "" when unknown
-  std::optional<double> probability;      // older receipts carry none
+  std::string hash;                        // the forecast receipt's hash; "" when none was tested
+  std::string verdict;                     // "curate" | "random" | "uncertain"; "" when unknown
+  std::optional<double> probability;       // older receipts carry none
   std::optional<double> predicted_saving;  // in [-1, 1]
-  std::optional<Bounds> interval;         // the forecast's own interval
+  std::optional<Bounds> interval;          // the forecast's own interval
   double interval_level = 0.8;
   std::optional<bool> correct;  // absent: abstained ("uncertain") or not marked
 };
@@ -89,7 +89,7 @@ struct SiteTrain {
 
 struct SiteData {
   std::string ledger_path;
-  int64_t receipts = 0;  // every receipt in the ledger, of any kind
+  int64_t receipts = 0;           // every receipt in the ledger, of any kind
   std::vector<SiteTrial> trials;  // ledger order
   std::vector<SiteLadder> ladders;
   std::vector<SiteBattery> batteries;
