@@ -81,7 +81,8 @@ td.num, th.num, td.pilot { text-align:right; white-space:nowrap; }
 td.pilot { text-align:left; }
 td.hash code, code { font-size: 13px; }
 td.sha { font-family: monospace; font-size: 12px; word-break: break-all; }
-.ci { color: var(--muted); font-size: 13px; }
+.ci, .prob { color: var(--muted); font-size: 13px; }
+#trials .ci { display: block; }
 .good { color:#1a7f37; } .bad { color:#b42318; } .flat { color:#8a5f00; }
 .plots { display:flex; flex-wrap:wrap; gap: 18px; }
 figure { margin:0; flex: 1 1 480px; }
@@ -131,7 +132,7 @@ std::string VerdictText(const SiteForecast& f) {
   if (f.verdict.empty()) return f.hash.empty() ? "none" : "?";
   std::string s = Esc(f.verdict);
   if (f.probability)
-    s += fmt::format(" <span class=\"ci\">(p {:.0f}%)</span>", 100 * *f.probability);
+    s += fmt::format(" <span class=\"prob\">(p {:.0f}%)</span>", 100 * *f.probability);
   return s;
 }
 
@@ -158,10 +159,13 @@ std::string TrialRow(const SiteTrial& t) {
   row += NumCell("<span class=\"" + SavingClass(t.caught_up ? t.net : std::nullopt) + "\">" +
                      NetText(t) + "</span>",
                  h);
-  row += NumCell(VerdictText(t.forecast), fh, "verdict");
+  std::string verdict = VerdictText(t.forecast);
+  if (!t.forecast.hash.empty()) {
+    verdict += " <span class=\"ci\"><code>" + Esc(HashPrefix(t.forecast.hash)) + "</code></span>";
+  }
+  row += NumCell(verdict, fh, "verdict");
   row += NumCell(CorrectText(t.forecast), h, "correct");
   row += HashCell(h, TrialPagePath(t));
-  row += t.forecast.hash.empty() ? "<td>—</td>" : HashCell(t.forecast.hash);
   return row + "</tr>\n";
 }
 
@@ -172,7 +176,7 @@ std::string TrialsTable(const SiteData& d) {
        "95% over seeds. Hover a number for the receipt it came from.</p>\n";
   s += "<table id=\"trials\">\n<thead><tr><th>target</th><th>selector</th><th>pilot</th>"
        "<th>regime</th><th class=\"num\">gross saved</th><th class=\"num\">net saved (95%)</th>"
-       "<th>forecast</th><th>forecast was</th><th>receipt</th><th>forecast receipt</th></tr>"
+       "<th>forecast (its receipt)</th><th>forecast was</th><th>receipt</th></tr>"
        "</thead>\n<tbody>\n";
   for (const SiteTrial& t : d.trials) s += TrialRow(t);
   return s + "</tbody>\n</table>\n</section>\n";

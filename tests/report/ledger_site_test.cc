@@ -34,7 +34,9 @@ TEST(LedgerSite, EveryTrialHasARowLinkingItsPage) {
   EXPECT_NE(html.find("27.4% <span class=\"ci\">(19.1% to 35.2%)</span>"), std::string::npos);
   EXPECT_NE(html.find("informative</span> <span class=\"ci\">(margin +0.412 bits)"),
             std::string::npos);
-  EXPECT_NE(html.find("curate <span class=\"ci\">(p 83%)</span>"), std::string::npos);
+  EXPECT_NE(html.find("curate <span class=\"prob\">(p 83%)</span> <span class=\"ci\"><code>" +
+                      Hash('f').substr(0, 16) + "</code></span>"),
+            std::string::npos);
   EXPECT_NE(html.find("never caught up"), std::string::npos);
   EXPECT_NE(html.find(">abstained<"), std::string::npos);
   EXPECT_NE(html.find("not checked"), std::string::npos);  // before the regime check
