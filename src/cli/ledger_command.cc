@@ -131,12 +131,8 @@ int RunLedger(int argc, char** argv) {
   std::string out_dir;
   CLI::App* report = app.add_subcommand(
       "report",
-      "build a static site from the ledger: index.html (every trial with its regime, gross and "
-      "net saving with intervals, the forecast it tested and whether it was right; the "
-      "forecast's calibration; every ladder; batteries and training runs) and one page per trial "
-      "in trials/<hash16>.html. Self-contained (inline CSS and SVG, no scripts, nothing "
-      "fetched): open it from disk or copy the folder anywhere. Every number's tooltip names the "
-      "receipt it came from. The ledger is verified first; a damaged one is refused (exit 2).");
+      "write a static site of the ledger: every trial, the forecast's calibration, "
+      "every ladder, a page per trial");
   report->add_option("--ledger", path, ledger_help);
   report
       ->add_option("--out", out_dir,
@@ -146,6 +142,19 @@ int RunLedger(int argc, char** argv) {
   report->add_flag("--json", json_out,
                    "print {ledger, out, index, receipts, trials, ladders, batteries, trains}");
   report->footer(
+      "What the site holds:\n"
+      "  index.html           every trial: target, selector, pilot (model, steps), regime, gross\n"
+      "                       and net compute saved with 95% intervals, the forecast it tested\n"
+      "                       (verdict, probability) and whether it was right; the forecast's\n"
+      "                       calibration (predicted against measured net saving, y = x; decision\n"
+      "                       accuracy as trials accumulate); every ladder (net saving against\n"
+      "                       FLOPs, the trend); batteries and training runs\n"
+      "  trials/<hash16>.html one trial: its numbers, forecast, regime, inputs with SHA-256, the\n"
+      "                       receipt itself, and a link to its report.html while that exists\n"
+      "Self-contained (inline CSS and SVG; no scripts, nothing fetched): open it from disk or "
+      "copy\n"
+      "the folder anywhere. Every number's tooltip names the receipt (hash prefix) it came from.\n"
+      "The ledger is verified first: a missing or damaged one exits 2 and writes nothing.\n\n"
       "Example:\n  preflight ledger report --ledger .preflight/ledger.jsonl --out site/\n"
       "  chromium site/index.html");
 
