@@ -25,6 +25,12 @@ struct Frame {
 
 std::string Px(double v) { return fmt::format("{:.1f}", v); }
 
+// The trial report's Okabe-Ito palette (svg_plot.h): blue draws, green marks a right forecast,
+// vermillion a wrong one.
+const char* Blue() { return ColourOf(0, 0).line; }
+const char* Vermillion() { return ColourOf(1, 0).line; }
+const char* Green() { return ColourOf(2, 0).line; }
+
 std::string Esc(const std::string& s) { return EscapeHtml(s); }
 
 std::string Pct(const std::optional<double>& v) { return v ? FormatPercent(*v) : "—"; }
@@ -78,6 +84,7 @@ table { border-collapse: collapse; width:100%; font-variant-numeric: tabular-num
 th, td { text-align:left; padding: 5px 8px; border-bottom:1px solid var(--rule); vertical-align: top; }
 thead th { font-size:13px; color:var(--muted); font-weight:600; border-bottom:2px solid var(--rule); }
 td.num, th.num, td.pilot { text-align:right; white-space:nowrap; }
+th.num { white-space:normal; }
 td.pilot { text-align:left; }
 td.hash code, code { font-size: 13px; }
 td.sha { font-family: monospace; font-size: 12px; word-break: break-all; }
@@ -85,7 +92,7 @@ td.sha { font-family: monospace; font-size: 12px; word-break: break-all; }
 #trials .ci { display: block; }
 .good { color:#1a7f37; } .bad { color:#b42318; } .flat { color:#8a5f00; }
 .plots { display:flex; flex-wrap:wrap; gap: 18px; }
-figure { margin:0; flex: 1 1 480px; }
+figure { margin:0; flex: 1 1 480px; max-width: 560px; }
 figure svg { width:100%; height:auto; display:block; }
 figcaption { color:var(--muted); font-size:13px; margin-top:4px; }
 svg text { font-family: "Liberation Sans", "DejaVu Sans", Arial, sans-serif; fill:#1f2328; font-size: 12px; }
@@ -240,7 +247,7 @@ std::string CalibrationPoint(const Frame& f, const SiteTrial& t) {
   const bool never = !t.caught_up || !t.net;
   const double x = Clamp(*fc.predicted_saving, f.x_lo, f.x_hi);
   const double y = never ? f.y_lo : Clamp(*t.net, f.y_lo, f.y_hi);
-  const char* colour = fc.correct ? (*fc.correct ? "#009E73" : "#D55E00") : "#8c959f";
+  const char* colour = fc.correct ? (*fc.correct ? Green() : Vermillion()) : "#8c959f";
   std::string title = fmt::format(
       "{} — trial {}, forecast {}: predicted {}{}; actual net {}{}; forecast {}", t.target,
       HashPrefix(t.hash), HashPrefix(fc.hash), FormatPercent(*fc.predicted_saving),
@@ -319,16 +326,16 @@ std::string AccuracyPlot(const SiteData& d) {
     path += fmt::format("{}{},{} ", i == 0 ? "M" : "L", Px(f.X(i + 1.0)), Px(f.Y(steps[i].second)));
   }
   if (!path.empty()) {
-    s += "<path id=\"accuracy-line\" d=\"" + path +
-         "\" fill=\"none\" stroke=\"#0072B2\" "
-         "stroke-width=\"2\"/>\n";
+    s += fmt::format(
+        "<path id=\"accuracy-line\" d=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"/>\n",
+        path, Blue());
   }
   for (size_t i = 0; i < steps.size(); ++i) {
     const SiteTrial& t = *steps[i].first;
     s += fmt::format(
-        "<circle class=\"accuracy-point\" cx=\"{}\" cy=\"{}\" r=\"4\" fill=\"#0072B2\"><title>{}"
+        "<circle class=\"accuracy-point\" cx=\"{}\" cy=\"{}\" r=\"4\" fill=\"{}\"><title>{}"
         "</title></circle>\n",
-        Px(f.X(i + 1.0)), Px(f.Y(steps[i].second)),
+        Px(f.X(i + 1.0)), Px(f.Y(steps[i].second)), Blue(),
         Esc(fmt::format("after trial {} ({}, {}): {} right", HashPrefix(t.hash), t.target,
                         *t.forecast.correct ? "right" : "wrong", FormatPercent(steps[i].second))));
   }
@@ -392,9 +399,15 @@ std::string LadderPlot(const SiteLadder& l) {
   std::string s = "<svg class=\"ladder-plot\" id=\"ladder-" + Esc(HashPrefix(l.hash)) +
                   "\" viewBox=\"0 0 520 300\" role=\"img\" aria-label=\"Net saving against "
                   "training compute\" xmlns=\"http://www.w3.org/2000/svg\">\n";
+  // Whole decades when the rungs span two or more, else the round values between.
+  std::vector<double> x_ticks, decades;
+  x_ticks = NiceTicks(f.x_lo, f.x_hi, 5);
+  for (double v : x_ticks) {
+    if (v == std::floor(v)) decades.push_back(v);
+  }
+  if (decades.size() >= 2) x_ticks = decades;
   s += Axes(
-      f, NiceTicks(f.x_lo, f.x_hi, 5),
-      [](double v) { return fmt::format("1e{}", FormatPlain(v, 1)); }, PercentLabel,
+      f, x_ticks, [](double v) { return fmt::format("1e{}", FormatPlain(v, 1)); }, PercentLabel,
       "training FLOPs per run (log scale)", "net saving");
   s += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#59636e\"/>\n",
                    Px(f.left), Px(f.Y(0)), Px(f.width - f.right), Px(f.Y(0)));
@@ -410,15 +423,15 @@ std::string LadderPlot(const SiteLadder& l) {
     s += "<g class=\"rung\"><title>" + Esc(title) + "</title>";
     if (r.ci95 && !never) {
       s += fmt::format(
-          "<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"#0072B2\" "
+          "<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"{3}\" "
           "stroke-width=\"1.5\"/>",
           Px(x), Px(f.Y(Clamp(r.ci95->first, f.y_lo, f.y_hi))),
-          Px(f.Y(Clamp(r.ci95->second, f.y_lo, f.y_hi))));
+          Px(f.Y(Clamp(r.ci95->second, f.y_lo, f.y_hi))), Blue());
     }
     s += fmt::format(
-        "<circle cx=\"{}\" cy=\"{}\" r=\"5\" fill=\"{}\" stroke=\"#0072B2\" "
+        "<circle cx=\"{}\" cy=\"{}\" r=\"5\" fill=\"{}\" stroke=\"{}\" "
         "stroke-width=\"2\"/></g>\n",
-        Px(x), Px(y), never ? "#ffffff" : "#0072B2");
+        Px(x), Px(y), never ? "#ffffff" : Blue(), Blue());
   }
   return s + "</svg>\n";
 }
@@ -458,8 +471,9 @@ std::string BatteriesSection(const SiteData& d) {
   s += "<table id=\"batteries\">\n<thead><tr><th>created</th><th>selector</th><th>model</th>"
        "<th class=\"num\">targets</th><th class=\"num\">right</th><th class=\"num\">wrong</th>"
        "<th class=\"num\">abstained</th><th class=\"num\">accuracy</th>"
-       "<th class=\"num\">core-s saved vs always curate</th>"
-       "<th class=\"num\">vs always random</th><th>receipt</th></tr></thead>\n<tbody>\n";
+       "<th class=\"num\">saved vs curate (core-s)</th>"
+       "<th class=\"num\">saved vs random (core-s)</th><th>receipt</th></tr></thead>\n"
+       "<tbody>\n";
   auto seconds = [](const std::optional<double>& v) { return v ? FormatG(*v, 4) : "—"; };
   for (const SiteBattery& b : d.batteries) {
     s += "<tr class=\"battery\"><td>" + Esc(b.created_at) + "</td><td>" + Esc(b.selector) +
