@@ -2,12 +2,12 @@
 
 #include <unistd.h>
 
-#include <cmath>
 #include <filesystem>
 #include <map>
 #include <system_error>
 
 #include "base/file.h"
+#include "base/format.h"
 #include "ledger/ledger.h"
 
 namespace preflight::app {
@@ -128,6 +128,21 @@ report::SiteTrial TrialOf(const json& r, const std::map<std::string, const json*
   return t;
 }
 
+// "net saving 12.0% (95% -3.0% to 20.0%) at 1.00 EFLOP; <assumption>".
+std::string ProjectionText(const json& p) {
+  std::string s;
+  if (auto saving = Num(At(p, {"saving"}))) {
+    s = "net saving " + FormatPercent(*saving);
+    if (auto interval = Pair(At(p, {"interval"}))) {
+      s += " (" + FormatPercent(interval->first) + " to " + FormatPercent(interval->second) + ")";
+    }
+    if (auto flops = Num(At(p, {"flops"}))) s += " at " + FormatFlops(*flops);
+  }
+  const std::string assumption = Str(At(p, {"assumption"}));
+  if (!assumption.empty()) s += (s.empty() ? "" : "; ") + assumption;
+  return s;
+}
+
 report::SiteLadder LadderOf(const json& r) {
   report::SiteLadder l;
   const json& result = At(r, {"result"});
@@ -149,14 +164,7 @@ report::SiteLadder LadderOf(const json& r) {
   l.slope_interval = Pair(At(result, {"trend", "interval"}));
   l.direction = Str(At(result, {"trend", "direction"}));
   const json& p = At(result, {"projection"});
-  if (p.is_object()) {
-    l.projection = Str(At(p, {"assumption"}));
-    if (auto saving = Num(At(p, {"saving"}))) {
-      l.projection = "net saving " + std::to_string(static_cast<int>(std::lround(100 * *saving))) +
-                     "% at " + At(p, {"flops"}).dump() + " FLOPs" +
-                     (l.projection.empty() ? "" : "; " + l.projection);
-    }
-  }
+  if (p.is_object()) l.projection = ProjectionText(p);
   return l;
 }
 

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/ledger_site_job.h"
+#include "base/format.h"
 #include "ledger/ledger.h"
 #include "ledger/receipt.h"
 #include "testing/planted.h"
@@ -177,7 +178,11 @@ TEST(SiteDataFromReceipts, JoinsForecastsAndReadsLaddersBatteriesAndTrains) {
             {"caught_up", true}},
            {{"model", "small"}, {"steps", 600}, {"flops", 1e11}, {"caught_up", false}}}},
          {"trend", {{"slope_per_decade", -0.1}, {"interval", {-0.2, 0}}, {"direction", "shrinks"}}},
-         {"projection", nullptr}}}},
+         {"projection",
+          {{"flops", 1e21},
+           {"saving", 0.05},
+           {"interval", {-0.2, 0.3}},
+           {"assumption", "the trend holds"}}}}}},
       {{"kind", "battery"},
        {"hash", std::string(64, 'b')},
        {"config", {{"selector", "dsir"}, {"model", "tiny"}}},
@@ -211,7 +216,8 @@ TEST(SiteDataFromReceipts, JoinsForecastsAndReadsLaddersBatteriesAndTrains) {
   EXPECT_DOUBLE_EQ(*d.ladders[0].rungs[0].net, 0.2);
   EXPECT_FALSE(d.ladders[0].rungs[1].caught_up);
   EXPECT_EQ(d.ladders[0].direction, "shrinks");
-  EXPECT_EQ(d.ladders[0].projection, "");
+  EXPECT_EQ(d.ladders[0].projection,
+            "net saving 5.0% (-20.0% to 30.0%) at " + FormatFlops(1e21) + "; the trend holds");
   ASSERT_EQ(d.batteries.size(), 1u);
   EXPECT_EQ(d.batteries[0].targets, 3);
   EXPECT_EQ(d.batteries[0].right, 2);

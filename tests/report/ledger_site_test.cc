@@ -106,6 +106,13 @@ TEST(LedgerSite, LaddersPlotEveryRungAndTheTrend) {
                       "+0.4): the saving shrinks."),
             std::string::npos);
   EXPECT_EQ(html.find("id=\"no-ladders\""), std::string::npos);
+  EXPECT_EQ(html.find("Projection"), std::string::npos) << "none in the receipt: none shown";
+  SiteData projected = d;
+  projected.ladders[0].projection = "net saving 5.0% at 1 EFLOP; <the trend holds>";
+  EXPECT_NE(RenderSiteIndex(projected).find(
+                "<strong>Projection</strong>: net saving 5.0% at 1 EFLOP; &lt;the trend "
+                "holds&gt;"),
+            std::string::npos);
 }
 
 TEST(LedgerSite, SaysWhenThereIsNothingOfAKind) {
