@@ -209,11 +209,15 @@ report::Provenance ProvenanceOf(const TrialJob& job) {
 Result<std::optional<report::Selection>> SelectionOf(const TrialJob& job) {
   const trial::TrialOutcome& o = job.outcome;
   const trial::MadeArm* arm = SelectedArm(o);
-  if (arm == nullptr || !PathExists(arm->path)) return std::optional<report::Selection>();
+  if (arm == nullptr) return std::optional<report::Selection>();
+  // A trial read back from its folder knows its arms' records, not their paths.
+  const std::string path =
+      arm->path.empty() ? trial::RunFolder(o.out_dir).ArmPath(arm->name) : arm->path;
+  if (!PathExists(path)) return std::optional<report::Selection>();
   report::Selection sel;
   sel.arm = arm->name;
   sel.selector = arm->record.data_kind;
-  const std::string manifest_path = arm->path + ".manifest.json";
+  const std::string manifest_path = path + ".manifest.json";
   if (PathExists(manifest_path)) {
     PF_ASSIGN_OR_RETURN(nlohmann::json manifest, ReadJsonFile(manifest_path));
     const nlohmann::json explain = manifest.is_object() && manifest.contains("explain")
@@ -239,7 +243,7 @@ Result<std::optional<report::Selection>> SelectionOf(const TrialJob& job) {
   if (!FillExcerpts(o.config, docs).ok()) {
     for (report::SelectedDoc* d : docs) d->excerpt.clear();
   }
-  if (!FillShares(o.config, arm->path, &sel).ok()) {
+  if (!FillShares(o.config, path, &sel).ok()) {
     sel.share_field.clear();
     sel.shares.clear();
     sel.share_docs = 0;
