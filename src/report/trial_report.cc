@@ -56,7 +56,8 @@ svg text { font-family: "Liberation Sans", "DejaVu Sans", Arial, sans-serif; fil
 figure { margin:0; }
 figcaption { color:var(--muted); font-size:14px; margin-top:6px; }
 caption { text-align:left; font-weight:600; padding: 10px 0 4px; }
-code { font-size: 13px; overflow-wrap: anywhere; }
+code { font-size: 13px; }
+#provenance code { overflow-wrap: anywhere; }
 table { border-collapse: collapse; width:100%; font-variant-numeric: tabular-nums; }
 th, td { text-align:left; padding: 7px 10px; border-bottom:1px solid var(--rule);
   vertical-align: top; }
