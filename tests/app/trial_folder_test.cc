@@ -41,7 +41,9 @@ TEST(ReportCli, RegeneratesTheTrialsPageFromItsFolder) {
   // input hashes, and what dsir kept.
   EXPECT_NE(before.find("dsir on target"), std::string::npos);
   EXPECT_EQ(before.find("dsir on " + dir), std::string::npos);
-  for (const char* id : {"forecast-tested", "provenance", "selected", "selected-highest"}) {
+  EXPECT_NE(before.find("Lowest-scored kept documents"), std::string::npos);
+  for (const char* id : {"forecast-tested", "provenance", "selected", "selected-highest",
+                         "selected-lowest"}) {
     EXPECT_NE(before.find(std::string("id=\"") + id + "\""), std::string::npos) << id;
   }
   const auto recorded = nlohmann::json::parse(ReadText(dir + "/trial/result.json"));

@@ -133,6 +133,21 @@ TEST(SelectionOf, ExplainedDocumentsWithExcerptsAndSharesByGenre) {
   EXPECT_EQ(s.shares, (Shares{{"news", 3}, {"fiction", 1}}));
 }
 
+TEST(SelectionOf, TheLowestKeptWhenTheManifestNamesThem) {
+  const std::string dir = ScratchDir("trial_page_lowest_kept");
+  TrialJob job = SelectedJob(dir, false);
+  const std::string manifest = dir + "/curated.jsonl.manifest.json";
+  auto m = nlohmann::json::parse(preflight::testing::ReadText(manifest));
+  m["explain"]["lowest_kept"] = {{{"id", "d2"}, {"score", -1.5}}};
+  WriteText(manifest, m.dump());
+  auto sel = SelectionOf(job);
+  ASSERT_TRUE(sel.ok() && sel->has_value());
+  ASSERT_EQ((*sel)->lowest.size(), 1u);
+  EXPECT_EQ((*sel)->lowest[0].id, "d2");
+  EXPECT_EQ((*sel)->lowest[0].excerpt, "document number 2 <b>&");
+  EXPECT_EQ((*sel)->lowest_label, "Lowest-scored kept documents");
+}
+
 TEST(SelectionOf, NoSharesWithoutASourceLikeFieldAndNoSectionWithoutASelectedArm) {
   const std::string dir = ScratchDir("trial_page_plain");
   TrialJob job = SelectedJob(dir, false);
