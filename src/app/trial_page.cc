@@ -156,9 +156,8 @@ const trial::MadeArm* SelectedArm(const trial::TrialOutcome& o) {
 }  // namespace
 
 std::string TargetStem(const std::string& path) {
-  std::string name = path.substr(path.find_last_of('/') == std::string::npos
-                                     ? 0
-                                     : path.find_last_of('/') + 1);
+  const size_t slash = path.find_last_of('/');
+  std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
   for (const char* ending : {".zst", ".zstd", ".gz", ".bz2", ".xz"}) {
     if (name.size() > std::strlen(ending) && name.ends_with(ending)) {
       name.resize(name.size() - std::strlen(ending));

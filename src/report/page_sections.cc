@@ -40,8 +40,8 @@ std::string ForecastTestedSection(const ForecastTested& f) {
   }
   std::string predicted;
   if (f.predicted_saving) {
-    predicted = ", predicted net saving <strong>" + SignedPercent(*f.predicted_saving) +
-                "</strong>";
+    predicted =
+        ", predicted net saving <strong>" + SignedPercent(*f.predicted_saving) + "</strong>";
     if (f.interval) {
       predicted += " (interval " +
                    EscapeHtml(narrate::IntervalBounds({f.interval->first, f.interval->second})) +
@@ -51,9 +51,8 @@ std::string ForecastTestedSection(const ForecastTested& f) {
   const std::string measured =
       f.measured_net ? SignedPercent(*f.measured_net) : std::string("never caught up");
   const char* mark = !f.correct ? "flat" : (*f.correct ? "good" : "bad");
-  const char* word = f.verdict == "uncertain" || !f.correct
-                         ? "abstained (reported apart)"
-                         : (*f.correct ? "right" : "wrong");
+  const char* word = f.verdict == "uncertain" || !f.correct ? "abstained (reported apart)"
+                                                            : (*f.correct ? "right" : "wrong");
   s += fmt::format(
       "<p>Verdict <strong>{}</strong>{}. Measured net saving: <strong>{}</strong>. The forecast "
       "was <span class=\"{}\"><strong>{}</strong></span>.</p>\n",
@@ -95,8 +94,8 @@ std::string SelectionSection(const Selection& sel) {
     s += DocsTable("selected-highest", "Highest-scored kept documents", sel.highest);
   }
   if (!sel.lowest.empty()) {
-    s += DocsTable("selected-lowest", sel.lowest_label.empty() ? "Lowest-scored documents"
-                                                               : sel.lowest_label,
+    s += DocsTable("selected-lowest",
+                   sel.lowest_label.empty() ? "Lowest-scored documents" : sel.lowest_label,
                    sel.lowest);
   }
   if (!sel.share_field.empty() && sel.share_docs > 0) {
@@ -105,9 +104,9 @@ std::string SelectionSection(const Selection& sel) {
         "<thead><tr><th>{}</th><th class=\"num\">documents</th><th class=\"num\">share</th>"
         "</tr></thead>\n<tbody>\n",
         EscapeHtml(sel.share_field),
-        sel.share_partial ? fmt::format(" (the first {} read)",
-                                        FormatInt(static_cast<int64_t>(sel.share_docs)))
-                          : std::string(),
+        sel.share_partial
+            ? fmt::format(" (the first {} read)", FormatInt(static_cast<int64_t>(sel.share_docs)))
+            : std::string(),
         EscapeHtml(sel.share_field));
     for (const auto& [value, count] : sel.shares) {
       s += fmt::format(

@@ -30,8 +30,8 @@ TEST(TargetStem, TheFileNameWithoutFolderOrEndings) {
 // A data trial whose curated arm saved 21% net (caught up).
 TrialJob SavingJob() {
   TrialJob job;
-  trial::TrialInputs in = trial::testing::TwoArms(
-      {trial::testing::SmoothCurve(2.1, 1.0, 0.0)}, {trial::testing::SmoothCurve(1.98, 1.15, 0.0)});
+  trial::TrialInputs in = trial::testing::TwoArms({trial::testing::SmoothCurve(2.1, 1.0, 0.0)},
+                                                  {trial::testing::SmoothCurve(1.98, 1.15, 0.0)});
   job.outcome.arms = in.arms;
   job.outcome.trial = trial::ComputeTrial(in).value();
   return job;

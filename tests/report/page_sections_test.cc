@@ -55,8 +55,9 @@ TEST(ForecastTestedSection, OnlyTheReceiptWhenNoVerdictIsKnown) {
 }
 
 TEST(ProvenanceSection, ReceiptAndEveryInputHash) {
-  Provenance p{"f00d", {{"pool", "/x/pool <1>.jsonl", std::string(64, '1'), 460, 1'234'567},
-                        {"target_eval", "/x/targets/cj.eval.jsonl", std::string(64, '2'), 20, 9}}};
+  Provenance p{"f00d",
+               {{"pool", "/x/pool <1>.jsonl", std::string(64, '1'), 460, 1'234'567},
+                {"target_eval", "/x/targets/cj.eval.jsonl", std::string(64, '2'), 20, 9}}};
   const std::string html = ProvenanceSection(p);
   EXPECT_TRUE(Has(html, "<code id=\"trial-receipt\">f00d</code>"));
   EXPECT_TRUE(Has(html, "<table id=\"inputs\">"));

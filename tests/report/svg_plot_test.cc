@@ -96,11 +96,11 @@ TEST(EstimateTextWidth, CoversTheWidestTickLabel) {
 
 TEST(PlotSvg, EveryLabelLiesInsideTheViewBox) {
   for (int64_t last : {300, 2000, 4500}) {
-    trial::TrialInputs in = trial::testing::TwoArms(
-        {trial::testing::SmoothCurve(2.1, 1.0, 0.0, last),
-         trial::testing::SmoothCurve(2.11, 1.0, 0.004, last)},
-        {trial::testing::SmoothCurve(1.98, 1.15, 0.0, last),
-         trial::testing::SmoothCurve(1.99, 1.15, 0.004, last)});
+    trial::TrialInputs in =
+        trial::testing::TwoArms({trial::testing::SmoothCurve(2.1, 1.0, 0.0, last),
+                                 trial::testing::SmoothCurve(2.11, 1.0, 0.004, last)},
+                                {trial::testing::SmoothCurve(1.98, 1.15, 0.0, last),
+                                 trial::testing::SmoothCurve(1.99, 1.15, 0.004, last)});
     for (double flops : {0.0, 8.17e8, 1.0e9, 2.45e8, 3.4e11, 9.99e11, 1.234e14}) {
       in.flops_per_step = flops;
       auto result = trial::ComputeTrial(in);
@@ -113,9 +113,9 @@ TEST(PlotSvg, EveryLabelLiesInsideTheViewBox) {
 
 TEST(PlotSvg, TheLastFlopsLabelEndsAtItsTick) {
   // 300 steps at 816.7 MFLOP: the last tick (step 300, the plot's right edge) reads 245 GFLOP.
-  trial::TrialInputs in = trial::testing::TwoArms(
-      {trial::testing::SmoothCurve(2.1, 1.0, 0.0, 300)},
-      {trial::testing::SmoothCurve(1.98, 1.15, 0.0, 300)});
+  trial::TrialInputs in =
+      trial::testing::TwoArms({trial::testing::SmoothCurve(2.1, 1.0, 0.0, 300)},
+                              {trial::testing::SmoothCurve(1.98, 1.15, 0.0, 300)});
   in.flops_per_step = 245e9 / 300;
   auto result = trial::ComputeTrial(in);
   ASSERT_TRUE(result.ok());
