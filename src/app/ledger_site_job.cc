@@ -6,6 +6,7 @@
 #include <map>
 #include <system_error>
 
+#include "app/trial_parts.h"
 #include "base/file.h"
 #include "base/format.h"
 #include "ledger/ledger.h"
@@ -51,18 +52,12 @@ std::optional<Bounds> Pair(const json& v) {
   return std::nullopt;
 }
 
-// The target's name: --target-name when given, else the stem of the target_select file.
+// The target's name as the trial page gives it: --target-name, else the target file's stem.
 std::string TargetName(const json& config) {
   std::string name = Str(At(config, {"target_name"}));
   if (!name.empty()) return name;
-  std::string path = Str(At(config, {"target_select"}));
-  if (path.empty()) return "?";
-  std::string stem = std::filesystem::path(path).filename().string();
-  for (const char* ext : {".gz", ".zst", ".jsonl", ".json", ".txt"}) {
-    const std::string e = ext;
-    if (stem.size() > e.size() && stem.ends_with(e)) stem.resize(stem.size() - e.size());
-  }
-  return stem;
+  const std::string path = Str(At(config, {"target_select"}));
+  return path.empty() ? "?" : TargetStem(path);
 }
 
 report::SiteForecast ForecastOf(const json& trial,

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <tuple>
+#include <utility>
 
 namespace preflight::forecast {
 namespace {
@@ -13,13 +15,17 @@ constexpr double kOtherScaleWidening = 2;  // residuals' factor at a scale not c
 
 double Clip(double v) { return std::clamp(v, -1.0, 1.0); }
 
-// The q-quantile of sorted values, linearly interpolated.
-double Quantile(const std::vector<double>& sorted, double q) {
-  if (sorted.empty()) return 0;
-  const double at = q * static_cast<double>(sorted.size() - 1);
-  const size_t below = static_cast<size_t>(std::floor(at));
-  const size_t above = std::min(sorted.size() - 1, below + 1);
-  return sorted[below] + (at - static_cast<double>(below)) * (sorted[above] - sorted[below]);
+// The split-conformal ends of a `level` interval from n sorted outcomes: the k-th smallest with
+// k = ceil((n + 1)(1 + level) / 2) for the upper end, and its mirror for the lower, so that a new
+// outcome exchangeable with these falls inside with probability >= level (Lei et al., 2018,
+// "Distribution-free predictive inference for regression"). With few outcomes the ends are the
+// extremes.
+std::pair<double, double> ConformalEnds(const std::vector<double>& sorted, double level) {
+  const double n = static_cast<double>(sorted.size());
+  const double k = std::ceil((n + 1) * (1 + level) / 2);  // 1-based rank of the upper end
+  const size_t hi = static_cast<size_t>(std::min(n, k)) - 1;
+  const size_t lo = sorted.size() - 1 - hi;
+  return {sorted[lo], sorted[hi]};
 }
 
 struct Point {
@@ -117,8 +123,7 @@ Prediction Calibration::Predict(const SignalValue& x, double decision_cost,
   const double n = static_cast<double>(outcomes.size());
   p.probability = above / n;
   p.expected = sum / n;
-  p.lo = Quantile(outcomes, (1 - kLevel) / 2);
-  p.hi = Quantile(outcomes, 1 - (1 - kLevel) / 2);
+  std::tie(p.lo, p.hi) = ConformalEnds(outcomes, kLevel);
   if (p.expected > decision_cost) {
     p.verdict = "curate";
   } else if (p.expected < -decision_cost) {

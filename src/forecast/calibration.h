@@ -9,7 +9,8 @@
 // clipped to [-1, 1]); from them:
 //   probability       the share of outcomes > 0: the chance curating pays
 //   predicted_saving  the clipped line
-//   interval          the outcomes' 10th and 90th percentiles (80%)
+//   interval          80%: the split-conformal ranks of the outcomes (ceil((n + 1) * 0.9)-th
+//                     from either end; the extremes when n < 9)
 //   expected          the outcomes' mean: the expected saving of curating, in the trial's units
 // The decision minimises expected compute with the forecast's own cost c (a fraction of the
 // trial's compute) counted: curate when expected > c, random when expected < -c; otherwise the

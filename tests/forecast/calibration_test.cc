@@ -51,12 +51,21 @@ TEST(Predict, ProbabilityIntervalAndExpectationFromTheResidualsByHand) {
   EXPECT_NEAR(p.saving, 0.3, 1e-12);
   EXPECT_NEAR(p.probability, 0.8, 1e-12);
   EXPECT_NEAR(p.expected, (-0.2 + 0.2 + 0.3 + 0.4 + 0.5) / 5, 1e-12);
-  // 10th percentile: 0.4 of the way from -0.2 to 0.2; 90th: 0.6 of the way from 0.4 to 0.5.
-  EXPECT_NEAR(p.lo, -0.04, 1e-12);
-  EXPECT_NEAR(p.hi, 0.46, 1e-12);
+  // Split-conformal ranks: ceil(6 * 0.9) = 6 > 5 outcomes, so the extremes.
+  EXPECT_NEAR(p.lo, -0.2, 1e-12);
+  EXPECT_NEAR(p.hi, 0.5, 1e-12);
   EXPECT_EQ(p.verdict, "curate");
   EXPECT_EQ(p.strength, "weak");  // 80% is not 90%
   EXPECT_TRUE(p.scale_matches);
+}
+
+TEST(Predict, ConformalRanksOfTheInterval) {
+  // 19 residuals -9..9 (x 0.01): ceil(20 * 0.9) = 18th smallest = 0.08; its mirror, 2nd = -0.08.
+  std::vector<double> residuals;
+  for (int i = -9; i <= 9; ++i) residuals.push_back(0.01 * i);
+  const Prediction p = Line(0, 0, residuals).Predict({0, 0, 0}, 0.01);
+  EXPECT_NEAR(p.lo, -0.08, 1e-12);
+  EXPECT_NEAR(p.hi, 0.08, 1e-12);
 }
 
 TEST(Predict, BoundedWhateverTheSignal) {

@@ -95,6 +95,19 @@ class ChromiumRender : public ::testing::Test {
 
 TEST_F(ChromiumRender, ScreenshotAndDomShowThePlotAndTheNumbers) {
   ReportData data = testing::SampleReport();
+  data.forecast = ForecastTested{std::string(64, 'f'), "curate", 0.12, std::pair{0.02, 0.25},
+                                 0.2, true};
+  data.provenance = Provenance{std::string(64, 'e'),
+                               {{"pool", "/x/pool.jsonl", std::string(64, 'a'), 460, 1'000'000}}};
+  data.selection = Selection{"curated",
+                             "dsir",
+                             {{"cj01", 12.5, "The proton <spin> & its moment"}},
+                             {{"ca44", -40.5, "Sports page"}},
+                             "Lowest-scored documents in the pool",
+                             "genre",
+                             {{"learned", 90}, {"press", 10}},
+                             100,
+                             false};
   const std::string html_path = dir_ + "/report.html";
   ASSERT_TRUE(WriteFileAtomically(html_path, RenderTrialReport(data)).ok());
   const std::string url = "file://" + html_path;
@@ -127,6 +140,10 @@ TEST_F(ChromiumRender, ScreenshotAndDomShowThePlotAndTheNumbers) {
   EXPECT_NE(dom->find("id=\"l-star\""), std::string::npos);
   EXPECT_NE(dom->find("id=\"numbers\""), std::string::npos);
   EXPECT_NE(dom->find("id=\"lab-record\""), std::string::npos);
+  for (const char* id : {"forecast-tested", "provenance", "selected", "selected-shares"}) {
+    EXPECT_NE(dom->find(std::string("id=\"") + id + "\""), std::string::npos) << id;
+  }
+  EXPECT_NE(dom->find("The proton &lt;spin&gt; &amp; its moment"), std::string::npos);
   const trial::Comparison& c = data.result.comparisons[0];
   EXPECT_NE(dom->find(FormatPercent(c.saving.gross)), std::string::npos);
   EXPECT_NE(dom->find(FormatPercent(c.saving.net)), std::string::npos);
