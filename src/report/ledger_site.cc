@@ -224,8 +224,9 @@ std::string PercentLabel(double v) { return fmt::format("{:.0f}%", 100 * v); }
 
 double Clamp(double v, double lo, double hi) { return std::min(hi, std::max(lo, v)); }
 
-// The symmetric domain of the calibration plot: every point and bar, at least [-0.1, 0.1], at
-// most [-1, 1] (a bar or point beyond is drawn at the edge; its title gives the value).
+// The calibration plot's domain, the same on both axes so that y = x is the diagonal: every point
+// and bar, at least [-0.1, 0.1], at most [-1, 1] (a bar or point beyond is drawn at the edge; its
+// title gives the value).
 std::pair<double, double> CalibrationDomain(const std::vector<const SiteTrial*>& points) {
   double lo = -0.1, hi = 0.1;
   auto take = [&](double v) {
