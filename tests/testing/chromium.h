@@ -1,6 +1,6 @@
 #pragma once
 // Headless Chromium for the rendering tests: find the binary and run it with a fresh profile
-// and a time limit. (render_test.cc keeps its own copy of these for now.)
+// and a time limit.
 
 #include <stdlib.h>
 #include <unistd.h>
