@@ -70,12 +70,15 @@ std::string CalibrateText(const CalibrateJob& job) {
   }
   std::string out = fmt::format("calibrate: learned from {} trials ({} corpora) in {}\n",
                                 job.examples, c.groups, job.ledger_path);
-  out += fmt::format(
-      "  chosen signal {}: net saving = {:+.3f} {:+.3f} x {}, clipped to [-1, 1]; 80% of its "
-      "out-of-corpus misses within {:+.3f} .. {:+.3f}\n",
-      c.signal, c.intercept, c.slope, c.signal,
-      c.residuals.empty() ? 0.0 : c.residuals[c.residuals.size() / 10],
-      c.residuals.empty() ? 0.0 : c.residuals[c.residuals.size() * 9 / 10]);
+  out += fmt::format("  chosen signal {} (smallest out-of-corpus error), net saving clipped to "
+                     "[-1, 1]:\n",
+                     c.signal);
+  for (const auto& [side, piece] : {std::pair{"> 0", &c.above}, std::pair{"<= 0", &c.below}}) {
+    out += fmt::format("    {} {:<4}: {:+.3f} {:+.3f} x {} ({} trials; out-of-corpus misses "
+                       "{:+.3f} .. {:+.3f})\n",
+                       c.signal, side, piece->intercept, piece->slope, c.signal, piece->examples,
+                       piece->residuals.front(), piece->residuals.back());
+  }
   out += fmt::format("  pilot scale: {}, {} steps, {:.0f} tokens per run; {} of {} trials "
                      "informative by the regime check\n",
                      c.scale.model, c.scale.steps, c.scale.tokens, c.scale.informative,

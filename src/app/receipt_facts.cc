@@ -58,6 +58,8 @@ std::string ForecastFacts(const json& r) {
   if (interval.is_array() && interval.size() == 2) {
     out += " (80% " + Percent(interval[0]) + " to " + Percent(interval[1]) + ")";
   }
+  const json& probability = At(r, {"probability"});
+  if (probability.is_number()) out += "; pays with p " + Percent(probability);
   return out;
 }
 

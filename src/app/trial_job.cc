@@ -104,8 +104,8 @@ Result<TrialJob> RunTrialJob(const TrialRequest& request, const TrialObserver& o
   job.forecast = std::move(forecast);
   PF_RETURN_IF_ERROR(Narrate(job));
   job.report_path = trial::RunFolder(job.outcome.out_dir).ReportPath();
-  PF_RETURN_IF_ERROR(WriteTrialReport(job));
   PF_RETURN_IF_ERROR(AppendReceiptAndResult(job, request.ledger_path, request.plan));
+  PF_RETURN_IF_ERROR(WriteTrialReport(job));  // after the receipt: the page shows its hash
   return job;
 }
 
@@ -120,6 +120,9 @@ Result<TrialJob> LoadTrialJob(const std::string& out_dir) {
     JsonReader r(result, folder.ResultPath());
     if (r.Has("receipt")) {
       PF_ASSIGN_OR_RETURN(job.receipt_hash, r.String("receipt"));
+    }
+    if (result.is_object() && result.contains("forecast")) {
+      job.recorded_forecast = result["forecast"];
     }
   }
   return job;

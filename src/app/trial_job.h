@@ -3,7 +3,8 @@
 //   1. check every input before anything is written (trial::CheckTrial);
 //   2. make the arms once (trial::RunTrial), and on those same arms run the forecast the trial
 //      tests, appending its receipt before any training step;
-//   3. train, compute the numbers, write result.json and report.html, append the trial receipt.
+//   3. train, compute the numbers, append the trial receipt, write result.json and report.html
+//      (which shows the receipt's hash).
 // Under mpirun the runs are spread over the ranks (dist/); only rank 0 writes and prints.
 
 #include <functional>
@@ -34,6 +35,8 @@ struct TrialObserver {
 struct TrialJob {
   trial::TrialOutcome outcome;
   std::optional<ForecastJob> forecast;  // the forecast under test, when this job made it
+  // The forecast under test as result.json recorded it (LoadTrialJob); null otherwise.
+  nlohmann::json recorded_forecast;
   nlohmann::json lab_record;            // {summary, question, falsifier, finding, ...}
   std::string report_path;
   std::string receipt_hash;
@@ -45,8 +48,8 @@ bool IsLeaderProcess();
 // The whole job; a non-leader MPI rank returns a job whose outcome.leader is false.
 Result<TrialJob> RunTrialJob(const TrialRequest& request, const TrialObserver& observer = {});
 
-// A finished trial read back from its folder (no training): numbers, lab record, report path
-// and the receipt hash recorded in result.json. For `preflight report`.
+// A finished trial read back from its folder (no training): numbers, lab record, report path,
+// and the receipt hash and forecast under test recorded in result.json. For `preflight report`.
 Result<TrialJob> LoadTrialJob(const std::string& out_dir);
 
 // Renders report.html of a finished job into job.report_path.

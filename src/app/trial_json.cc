@@ -1,5 +1,8 @@
 // A trial job's JSON: the receipt's result (also result.json) and the `--json` document.
 
+#include <filesystem>
+#include <system_error>
+
 #include "app/trial_job.h"
 #include "app/trial_parts.h"
 #include "train/config.h"
@@ -51,8 +54,9 @@ nlohmann::json ComputeJson(const trial::TrialOutcome& o) {
           {"flops_per_step", o.trial.flops_per_step}};
 }
 
-// The forecast under test as the trial's result records it: null when none was made.
-nlohmann::json ForecastUnderTest(const TrialJob& job) {
+}  // namespace
+
+nlohmann::json ForecastUnderTestJson(const TrialJob& job) {
   if (job.forecast) {
     const forecast::Prediction& p = job.forecast->outcome.prediction;
     const trial::Saving& s = job.outcome.trial.comparisons.front().saving;
@@ -66,13 +70,14 @@ nlohmann::json ForecastUnderTest(const TrialJob& job) {
             {"fraction_of_trial", job.forecast->outcome.fraction_of_trial},
             {"correct", ForecastCorrect(p.verdict, s.net, s.caught_up)}};
   }
+  if (job.recorded_forecast.is_object() && job.recorded_forecast.contains("verdict")) {
+    return job.recorded_forecast;  // a loaded trial: as result.json recorded it
+  }
   if (!job.outcome.config.forecast_hash.empty()) {
     return {{"receipt", job.outcome.config.forecast_hash}};  // made by the caller, who marks it
   }
   return nullptr;
 }
-
-}  // namespace
 
 nlohmann::json TrialResultJson(const TrialJob& job) {
   const trial::TrialOutcome& o = job.outcome;
@@ -96,7 +101,11 @@ nlohmann::json TrialResultJson(const TrialJob& job) {
   res["compute"] = ComputeJson(o);
   res["model"] = train::ModelToJson(o.config.model_name, o.config.model);
   res["model"]["params"] = o.params;
-  if (!o.schedule) res["forecast"] = ForecastUnderTest(job);
+  if (!o.schedule) res["forecast"] = ForecastUnderTestJson(job);
+  // The run folder, absolute, so that `ledger report` can link report.html while it exists.
+  std::error_code ec;
+  const std::filesystem::path out_dir = std::filesystem::absolute(o.out_dir, ec);
+  res["out_dir"] = ec ? o.out_dir : out_dir.lexically_normal().string();
   return res;
 }
 

@@ -16,8 +16,9 @@
 namespace preflight::app {
 namespace {
 
-std::string TargetName(const trial::TrialConfig& c, const std::string& fallback) {
-  return c.target_name.empty() ? fallback : c.target_name;
+// --target-name, else the target file's stem ("cj" for /x/targets/cj.jsonl).
+std::string TargetName(const trial::TrialConfig& c, const std::string& target_path) {
+  return c.target_name.empty() ? TargetStem(target_path) : c.target_name;
 }
 
 uint64_t PoolBytes(const trial::TrialOutcome& o) {
@@ -157,7 +158,10 @@ Status WriteTrialReport(const TrialJob& job) {
                   {"pool", PoolName(c)},
                   {"target (select)", c.target_select},
                   {"target (eval, held out)", c.target_eval}};
+    data.forecast = ForecastTestedOf(job);
+    PF_ASSIGN_OR_RETURN(data.selection, SelectionOf(job));
   }
+  data.provenance = ProvenanceOf(job);
   return WriteFileAtomically(job.report_path, report::RenderTrialReport(data));
 }
 

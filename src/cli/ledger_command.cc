@@ -1,10 +1,12 @@
-// preflight ledger verify|show: the CLI face of src/ledger. Verify exits 0 when every hash and
-// link checks out, 1 naming the first bad line, 2 when there is no ledger file.
+// preflight ledger verify|show|report: the CLI face of src/ledger. Verify exits 0 when every hash
+// and link checks out, 1 naming the first bad line, 2 when there is no ledger file. Report builds
+// the static site (app/ledger_site_job.h): 2 for a missing or damaged ledger, naming it.
 
 #include <cstdio>
 #include <string>
 #include <vector>
 
+#include "app/ledger_site_job.h"
 #include "app/receipt_facts.h"
 #include "cli/commands.h"
 #include "cli/common.h"
@@ -76,6 +78,28 @@ int RunShow(const std::string& path, const std::string& kind, int last, bool jso
   return 0;
 }
 
+int RunReport(const std::string& path, const std::string& out_dir, bool json_out) {
+  Result<app::LedgerSiteOutcome> site = app::BuildLedgerSite({path, out_dir});
+  if (!site.ok()) return Fail("ledger report", site.status());
+  if (json_out) {
+    EmitJson({{"ledger", path},
+              {"out", site->out_dir},
+              {"index", site->index_path},
+              {"receipts", site->receipts},
+              {"trials", site->trials},
+              {"ladders", site->ladders},
+              {"batteries", site->batteries},
+              {"trains", site->trains}});
+    return 0;
+  }
+  std::printf(
+      "%s: %lld receipts verified; %zu trials, %zu ladders, %zu batteries, %zu training "
+      "runs\nsite: %s\n",
+      path.c_str(), static_cast<long long>(site->receipts), site->trials, site->ladders,
+      site->batteries, site->trains, site->index_path.c_str());
+  return 0;
+}
+
 }  // namespace
 
 int RunLedger(int argc, char** argv) {
@@ -104,9 +128,40 @@ int RunLedger(int argc, char** argv) {
   show->add_option("--last", last, "only the last N (after --kind)")->check(CLI::PositiveNumber);
   show->add_flag("--json", json_out, "print the receipts as one JSON array on stdout");
 
+  std::string out_dir;
+  CLI::App* report = app.add_subcommand(
+      "report",
+      "write a static site of the ledger: every trial, the forecast's calibration, "
+      "every ladder, a page per trial");
+  report->add_option("--ledger", path, ledger_help);
+  report
+      ->add_option("--out", out_dir,
+                   "folder for the site; built beside it and renamed into place, replacing a "
+                   "site built there before (any other non-empty folder is refused)")
+      ->required();
+  report->add_flag("--json", json_out,
+                   "print {ledger, out, index, receipts, trials, ladders, batteries, trains}");
+  report->footer(
+      "What the site holds:\n"
+      "  index.html           every trial: target, selector, pilot (model, steps), regime, gross\n"
+      "                       and net compute saved with 95% intervals, the forecast it tested\n"
+      "                       (verdict, probability) and whether it was right; the forecast's\n"
+      "                       calibration (predicted against measured net saving, y = x; decision\n"
+      "                       accuracy as trials accumulate); every ladder (net saving against\n"
+      "                       FLOPs, the trend); batteries and training runs\n"
+      "  trials/<hash16>.html one trial: its numbers, forecast, regime, inputs with SHA-256, the\n"
+      "                       receipt itself, and a link to its report.html while that exists\n"
+      "Self-contained (inline CSS and SVG; no scripts, nothing fetched): open it from disk or "
+      "copy\n"
+      "the folder anywhere. Every number's tooltip names the receipt (hash prefix) it came from.\n"
+      "The ledger is verified first: a missing or damaged one exits 2 and writes nothing.\n\n"
+      "Example:\n  preflight ledger report --ledger .preflight/ledger.jsonl --out site/\n"
+      "  chromium site/index.html");
+
   int rc = Parse(app, argc, argv);
   if (rc >= 0) return rc;
   if (verify->parsed()) return RunVerify(path, json_out);
+  if (report->parsed()) return RunReport(path, out_dir, json_out);
   return RunShow(path, kind, last, json_out);
 }
 

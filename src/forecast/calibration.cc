@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <tuple>
+#include <utility>
 
 namespace preflight::forecast {
 namespace {
@@ -13,13 +15,17 @@ constexpr double kOtherScaleWidening = 2;  // residuals' factor at a scale not c
 
 double Clip(double v) { return std::clamp(v, -1.0, 1.0); }
 
-// The q-quantile of sorted values, linearly interpolated.
-double Quantile(const std::vector<double>& sorted, double q) {
-  if (sorted.empty()) return 0;
-  const double at = q * static_cast<double>(sorted.size() - 1);
-  const size_t below = static_cast<size_t>(std::floor(at));
-  const size_t above = std::min(sorted.size() - 1, below + 1);
-  return sorted[below] + (at - static_cast<double>(below)) * (sorted[above] - sorted[below]);
+// The split-conformal ends of a `level` interval from n sorted outcomes: the k-th smallest with
+// k = ceil((n + 1)(1 + level) / 2) for the upper end, and its mirror for the lower, so that a new
+// outcome exchangeable with these falls inside with probability >= level (Lei et al., 2018,
+// "Distribution-free predictive inference for regression"). With few outcomes the ends are the
+// extremes.
+std::pair<double, double> ConformalEnds(const std::vector<double>& sorted, double level) {
+  const double n = static_cast<double>(sorted.size());
+  const double k = std::ceil((n + 1) * (1 + level) / 2);  // 1-based rank of the upper end
+  const size_t hi = static_cast<size_t>(std::min(n, k)) - 1;
+  const size_t lo = sorted.size() - 1 - hi;
+  return {sorted[lo], sorted[hi]};
 }
 
 struct Point {
@@ -53,28 +59,51 @@ Line FitLine(const std::vector<Point>& points) {
   return line;
 }
 
-// Each point's miss by the line fitted without its group; in-sample misses, widened, when there
-// are fewer than 3 groups.
-std::vector<double> OutOfGroupResiduals(const std::vector<Point>& points, const Line& all) {
+// The line for x > 0 and the one for x <= 0; a side with fewer than 3 points takes the line
+// of all of them.
+struct Lines {
+  Line below, above;
+  double At(double x) const { return x > 0 ? above.At(x) : below.At(x); }
+};
+
+Lines FitLines(const std::vector<Point>& points) {
+  std::vector<Point> below, above;
+  for (const Point& p : points) (p.x > 0 ? above : below).push_back(p);
+  const Line all = FitLine(points);
+  return {below.size() >= 3 ? FitLine(below) : all, above.size() >= 3 ? FitLine(above) : all};
+}
+
+// Each point's miss by the lines fitted without its group, by side (x <= 0, x > 0); in-sample
+// misses, widened, when there are fewer than 3 groups.
+std::pair<std::vector<double>, std::vector<double>> OutOfGroupResiduals(
+    const std::vector<Point>& points) {
   std::set<std::string> groups;
   for (const Point& p : points) groups.insert(p.group);
-  std::vector<double> residuals;
+  std::vector<double> below, above;
+  auto add = [&](const Point& p, double r) { (p.x > 0 ? above : below).push_back(r); };
   if (groups.size() < 3) {
+    const Lines lines = FitLines(points);
     const double n = static_cast<double>(points.size());
     const double widen = n > 2 ? std::sqrt(n / (n - 2)) : 2.0;
-    for (const Point& p : points) residuals.push_back(widen * (p.y - all.At(p.x)));
+    for (const Point& p : points) add(p, widen * (p.y - lines.At(p.x)));
   } else {
     for (const std::string& g : groups) {
       std::vector<Point> rest;
       for (const Point& p : points)
         if (p.group != g) rest.push_back(p);
-      const Line line = FitLine(rest);
+      const Lines lines = FitLines(rest);
       for (const Point& p : points)
-        if (p.group == g) residuals.push_back(p.y - line.At(p.x));
+        if (p.group == g) add(p, p.y - lines.At(p.x));
     }
   }
-  std::sort(residuals.begin(), residuals.end());
-  return residuals;
+  return {below, above};
+}
+
+Piece MakePiece(const Line& line, std::vector<double> own, const std::vector<double>& all) {
+  Piece piece{line.intercept, line.slope, {}, static_cast<int>(own.size())};
+  piece.residuals = own.size() >= 3 ? std::move(own) : all;
+  std::sort(piece.residuals.begin(), piece.residuals.end());
+  return piece;
 }
 
 PilotScale ScaleOf(const std::vector<Example>& examples) {
@@ -100,8 +129,10 @@ PilotScale ScaleOf(const std::vector<Example>& examples) {
 
 Prediction Calibration::Predict(const SignalValue& x, double decision_cost,
                                 bool scale_matches) const {
+  const Piece& piece = x.value > 0 ? above : below;
+  const std::vector<double>& residuals = piece.residuals;
   Prediction p;
-  p.saving = Clip(intercept + slope * x.value);
+  p.saving = Clip(piece.intercept + piece.slope * x.value);
   p.decision_cost = decision_cost;
   p.scale_matches = scale_matches;
   const double widen = scale_matches ? 1.0 : kOtherScaleWidening;
@@ -117,8 +148,7 @@ Prediction Calibration::Predict(const SignalValue& x, double decision_cost,
   const double n = static_cast<double>(outcomes.size());
   p.probability = above / n;
   p.expected = sum / n;
-  p.lo = Quantile(outcomes, (1 - kLevel) / 2);
-  p.hi = Quantile(outcomes, 1 - (1 - kLevel) / 2);
+  std::tie(p.lo, p.hi) = ConformalEnds(outcomes, kLevel);
   if (p.expected > decision_cost) {
     p.verdict = "curate";
   } else if (p.expected < -decision_cost) {
@@ -139,19 +169,38 @@ nlohmann::json ScaleToJson(const PilotScale& s) {
           {"informative", s.informative}};
 }
 
+namespace {
+
+nlohmann::json PieceToJson(const Piece& p) {
+  return {{"intercept", p.intercept},
+          {"slope", p.slope},
+          {"residuals", p.residuals},
+          {"examples", p.examples}};
+}
+
+Piece PieceFromJson(const nlohmann::json& j) {  // throws nlohmann::json::exception
+  Piece p{j.at("intercept").get<double>(), j.at("slope").get<double>(),
+          j.at("residuals").get<std::vector<double>>(), j.at("examples").get<int>()};
+  if (p.residuals.empty()) throw nlohmann::json::other_error::create(501, "no residuals", &j);
+  std::sort(p.residuals.begin(), p.residuals.end());
+  return p;
+}
+
+}  // namespace
+
 nlohmann::json Calibration::ToJson() const {
-  return {{"signal", signal},       {"intercept", intercept}, {"slope", slope},
-          {"residuals", residuals}, {"examples", examples},   {"groups", groups},
-          {"scale", ScaleToJson(scale)}, {"source", source}};
+  return {{"signal", signal},         {"below", PieceToJson(below)},
+          {"above", PieceToJson(above)}, {"examples", examples},
+          {"groups", groups},         {"scale", ScaleToJson(scale)},
+          {"source", source}};
 }
 
 Result<Calibration> Calibration::FromJson(const nlohmann::json& j) {
   Calibration c;
   try {
     c.signal = j.at("signal").get<std::string>();
-    c.intercept = j.at("intercept").get<double>();
-    c.slope = j.at("slope").get<double>();
-    c.residuals = j.at("residuals").get<std::vector<double>>();
+    c.below = PieceFromJson(j.at("below"));
+    c.above = PieceFromJson(j.at("above"));
     c.examples = j.at("examples").get<int>();
     c.groups = j.at("groups").get<int>();
     const nlohmann::json& s = j.at("scale");
@@ -164,7 +213,6 @@ Result<Calibration> Calibration::FromJson(const nlohmann::json& j) {
                                           "`preflight forecast --calibrate`): ") +
                               e.what());
   }
-  std::sort(c.residuals.begin(), c.residuals.end());
   return c;
 }
 
@@ -182,12 +230,15 @@ Result<Calibration> Fit(const std::vector<Example>& examples, const std::string&
     return Status::InvalidArgument("a calibration needs at least 3 labelled trials with signal " +
                                    signal + "; have " + std::to_string(points.size()));
   }
-  const Line line = FitLine(points);
+  const Lines lines = FitLines(points);
+  auto [below, above] = OutOfGroupResiduals(points);
+  std::vector<double> all = below;
+  all.insert(all.end(), above.begin(), above.end());
   Calibration c;
   c.signal = signal;
-  c.intercept = line.intercept;
-  c.slope = line.slope;
-  c.residuals = OutOfGroupResiduals(points, line);
+  for (double r : all) c.held_out_error += r * r / static_cast<double>(all.size());
+  c.below = MakePiece(lines.below, std::move(below), all);
+  c.above = MakePiece(lines.above, std::move(above), all);
   c.examples = static_cast<int>(points.size());
   c.groups = static_cast<int>(groups.size());
   c.scale = ScaleOf(examples);
@@ -206,9 +257,7 @@ Result<Calibration> Calibrate(const std::vector<Example>& examples,
     if (!everywhere) continue;
     auto c = Fit(examples, signal, source);
     if (!c.ok()) continue;
-    double error = 0;
-    for (double r : c->residuals) error += r * r;
-    error /= static_cast<double>(std::max<size_t>(1, c->residuals.size()));
+    const double error = c->held_out_error;
     if (!best || error < best_error) {
       best = std::move(c).value();
       best_error = error;

@@ -1,21 +1,26 @@
 #pragma once
 // From a signal to a bounded, calibrated forecast.
 //
-// The model: the net saving of curating, y, against one signal x (chosen below), as a line
-// y = intercept + slope * x fitted by least squares on trials already run, its prediction
-// clipped to [-1, 1]. The spread comes from the line's own misses on corpora it was not fitted
-// on: `residuals` holds, for every example, y minus the prediction of the line fitted without
-// that example's group (its corpus). A forecast's outcomes are prediction + residual_i (each
-// clipped to [-1, 1]); from them:
+// The model: the net saving of curating, y, against one signal x (chosen below), as two lines
+// y = intercept + slope * x fitted by least squares on trials already run, one for x > 0 (the
+// curated arm measured closer to the target than the random arm) and one for x <= 0 (no
+// closer), each prediction clipped to [-1, 1]. The break at 0 is the signals' own zero, not a
+// fitted threshold; a side with fewer than 3 trials uses the line fitted on all of them. The
+// spread comes from the lines' own misses on corpora they were not fitted on: a side's
+// `residuals` hold, for each of its examples, y minus the prediction of the lines fitted without
+// that example's group (its corpus); a side with fewer than 3 uses every residual. A
+// forecast's outcomes are prediction + residual_i (each clipped to [-1, 1]); from them:
 //   probability       the share of outcomes > 0: the chance curating pays
 //   predicted_saving  the clipped line
-//   interval          the outcomes' 10th and 90th percentiles (80%)
+//   interval          80%: the split-conformal ranks of the outcomes (ceil((n + 1) * 0.9)-th
+//                     from either end; the extremes when n < 9)
 //   expected          the outcomes' mean: the expected saving of curating, in the trial's units
 // The decision minimises expected compute with the forecast's own cost c (a fraction of the
 // trial's compute) counted: curate when expected > c, random when expected < -c; otherwise the
 // expected gain of deciding is below what the forecast cost, and it says `uncertain`.
-// A trial whose curated arm never caught up is labelled y = 0 in the line (it saved at most
-// nothing; its true value is lower and unknown) and counts as "did not pay" in the probability.
+// A trial whose curated arm never caught up is labelled y = -1: curating spent its whole budget
+// and then needed the random run (twice the random arm's compute to L* at these pilots, where
+// the random arm reaches L* near the budget's end), the same price held_out.h charges it.
 //
 // Scale: the calibration records the pilot scale its trials ran at (model, steps, tokens, how
 // many the regime check called informative). A forecast for another model or step count widens
@@ -60,7 +65,7 @@ struct Example {
   double forecast_cost = 0;   // the forecast's cost as a fraction of the trial's compute
   int seeds = 4;              // runs per arm of the trial
   PilotScale scale;           // the trial's (trials = 1, informative = 0 or 1)
-  double Label() const { return net ? *net : 0.0; }
+  double Label() const { return net ? *net : -1.0; }  // never caught up: see above
 };
 
 struct Prediction {
@@ -73,13 +78,20 @@ struct Prediction {
   std::string strength;  // clear (probability <= 0.1 or >= 0.9) | weak
 };
 
+// One side's line and its out-of-group misses.
+struct Piece {
+  double intercept = 0, slope = 0;
+  std::vector<double> residuals;  // sorted
+  int examples = 0;               // of the calibration's, on this side
+};
+
 struct Calibration {
   std::string signal = "byte_bigram_gain";
-  double intercept = 0, slope = 0;
-  std::vector<double> residuals;  // out-of-group, sorted
+  Piece below, above;  // x <= 0, x > 0
   int examples = 0, groups = 0;
   PilotScale scale;
-  std::string source;  // where the fit came from, in words
+  std::string source;         // where the fit came from, in words
+  double held_out_error = 0;  // mean squared out-of-group miss (Fit's; not saved)
 
   // `decision_cost`: the forecast's cost as a fraction of the trial's compute.
   Prediction Predict(const SignalValue& x, double decision_cost, bool scale_matches = true) const;
@@ -87,7 +99,7 @@ struct Calibration {
   static Result<Calibration> FromJson(const nlohmann::json& j);
 };
 
-// The line of `signal` on the examples that have it (at least 3), with out-of-group residuals
+// The lines of `signal` on the examples that have it (at least 3), with out-of-group residuals
 // (in-sample ones, widened by sqrt(n / (n - 2)), when fewer than 3 groups).
 Result<Calibration> Fit(const std::vector<Example>& examples, const std::string& signal,
                         const std::string& source);

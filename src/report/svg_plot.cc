@@ -23,7 +23,7 @@ constexpr Palette kPalette[] = {
 };
 
 // Plot geometry in SVG user units; the svg scales to the page width.
-constexpr double kWidth = 960, kHeight = 560;
+constexpr double kWidth = kPlotWidth, kHeight = kPlotHeight;
 constexpr double kLeft = 78, kRight = 30, kTop = 66, kBottom = 62;
 
 struct Scale {
@@ -119,16 +119,17 @@ Frame Place(const trial::TrialResult& r, const std::vector<trial::Arm>& arms) {
   return f;
 }
 
-// A tick label centred on its tick, or ending at it where centring would cut the label off at
-// the svg's right edge (about 7 units per character at these sizes): "245 GFLOP" at the last
-// tick.
-std::string TickText(double x, double y, const std::string& label, const char* extra = "") {
-  const double half_width = 3.6 * static_cast<double>(label.size());
-  if (x + half_width > kWidth - 2) {
-    return fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\"{}>{}</text>\n", Px(x), Px(y),
-                       extra, label);
-  }
-  return fmt::format("<text x=\"{}\" y=\"{}\"{}>{}</text>\n", Px(x), Px(y), extra, label);
+// A tick label centred on its tick, or ending (starting) at it where centring would run past
+// the svg's right (left) edge: "245 GFLOP" at the last tick of the FLOPs axis.
+std::string TickText(double x, double y, const std::string& label, double font_size,
+                     const char* extra = "") {
+  constexpr double kEdge = 4;  // keep this far inside the viewBox
+  const double half_width = EstimateTextWidth(label, font_size) / 2;
+  const char* anchor = x + half_width > kWidth - kEdge ? " text-anchor=\"end\""
+                       : x - half_width < kEdge        ? " text-anchor=\"start\""
+                                                       : "";
+  return fmt::format("<text x=\"{}\" y=\"{}\"{}{}>{}</text>\n", Px(x), Px(y), anchor, extra,
+                     label);
 }
 
 std::string Header(const Frame& f) {
@@ -172,14 +173,14 @@ std::string GridAndAxes(const Frame& f) {
 // ticks on the left, and the axis titles.
 std::string TickLabels(const Frame& f) {
   std::string s = "<g class=\"x-ticks\" font-size=\"13\" text-anchor=\"middle\">\n";
-  for (double t : f.x_ticks) s += TickText(f.sx(t), f.py1 + 20, TickLabel(t, f.x_step));
+  for (double t : f.x_ticks) s += TickText(f.sx(t), f.py1 + 20, TickLabel(t, f.x_step), 13);
   s += "</g>\n";
   const double flops_per_step = f.r.flops_per_step;
   if (flops_per_step > 0) {
     s += "<g class=\"flops-ticks\" font-size=\"12\" text-anchor=\"middle\" fill=\"#59636e\">\n";
     for (double t : f.x_ticks) {
       s += TickText(f.sx(t), f.py0 - 9, t == 0 ? std::string("0") : FormatFlops(t * flops_per_step),
-                    " fill=\"#59636e\"");
+                    12, " fill=\"#59636e\"");
     }
     s += "</g>\n";
     s += fmt::format(
@@ -297,7 +298,7 @@ std::string Markers(const Frame& f, double l_star) {
   for (const Marker& m : MarkersOf(f.r)) {
     const Palette& c = ColourOf(m.arm, f.r.baseline);
     const double x = f.sx(m.step);
-    const double width = 8.0 * static_cast<double>(m.rest.size() + 2) + 10;
+    const double width = EstimateTextWidth("t" + m.sub + m.rest, 14) + 10;
     const bool right_side = x + width <= f.px1;
     const double left = right_side ? x : x - width;
     size_t row = 0;
@@ -323,6 +324,12 @@ std::string Markers(const Frame& f, double l_star) {
 }
 
 }  // namespace
+
+double EstimateTextWidth(std::string_view text, double font_size) {
+  size_t chars = 0;
+  for (char ch : text) chars += (static_cast<unsigned char>(ch) & 0xC0) != 0x80;
+  return 0.72 * font_size * static_cast<double>(chars);
+}
 
 const Palette& ColourOf(size_t arm, size_t baseline) {
   const size_t slot = arm == baseline ? 0 : 1 + (arm < baseline ? arm : arm - 1) % 4;

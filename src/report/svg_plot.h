@@ -5,6 +5,7 @@
 // data-arm. Pure function: same data, same bytes.
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "trial/metrics.h"
@@ -24,6 +25,14 @@ const Palette& ColourOf(size_t arm, size_t baseline);
 
 // ` stroke-dasharray="..."` for an arm drawn dashed, "" for a solid one.
 std::string DashAttribute(const Palette& palette);
+
+// The plot's viewBox ("0 0 kPlotWidth kPlotHeight"); every label stays inside it.
+inline constexpr double kPlotWidth = 960, kPlotHeight = 560;
+
+// A generous estimate of a label's rendered width in SVG units at `font_size`: 0.72 em per
+// character (UTF-8 code points), wider than the capitals and digits of the page's sans-serif
+// fonts (DejaVu Sans, Liberation Sans), bold included, so a label placed by it is not cut off.
+double EstimateTextWidth(std::string_view text, double font_size);
 
 struct Plot {
   std::string svg;

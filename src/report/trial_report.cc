@@ -8,6 +8,7 @@
 #include "base/format.h"
 #include "base/version.h"
 #include "narrate/interval.h"
+#include "report/page_sections.h"
 #include "report/regime_section.h"
 #include "report/svg_plot.h"
 #include "report/tables.h"
@@ -54,6 +55,9 @@ svg#curve-plot { width:100%; height:auto; display:block; }
 svg text { font-family: "Liberation Sans", "DejaVu Sans", Arial, sans-serif; fill:#1f2328; }
 figure { margin:0; }
 figcaption { color:var(--muted); font-size:14px; margin-top:6px; }
+caption { text-align:left; font-weight:600; padding: 10px 0 4px; }
+code { font-size: 13px; }
+#provenance code { overflow-wrap: anywhere; }
 table { border-collapse: collapse; width:100%; font-variant-numeric: tabular-nums; }
 th, td { text-align:left; padding: 7px 10px; border-bottom:1px solid var(--rule);
   vertical-align: top; }
@@ -239,7 +243,9 @@ std::string RenderTrialReport(const ReportData& d) {
     s += "</figcaption>\n</figure>\n</section>\n";
     s += page.schedule != nullptr ? ScheduleTables(*page.schedule) : NumbersTable(page.view);
   }
+  if (d.forecast) s += ForecastTestedSection(*d.forecast);
   if (d.regime) s += RegimeSection(*d.regime);
+  if (d.selection) s += SelectionSection(*d.selection);
   if (!d.facts.empty()) {
     s += "<section aria-labelledby=\"facts-title\"><h2 id=\"facts-title\">Setup</h2>\n"
          "<table id=\"facts\"><tbody>\n";
@@ -248,6 +254,7 @@ std::string RenderTrialReport(const ReportData& d) {
     }
     s += "</tbody></table></section>\n";
   }
+  if (d.provenance) s += ProvenanceSection(*d.provenance);
   s += LabRecord(d.lab_record, page.schedule != nullptr);
   s += fmt::format(
       "<footer>Written by preflight {} ({}){}. Self-contained: no scripts, nothing "

@@ -87,6 +87,7 @@ nlohmann::json BuildManifest(const SelectOptions& o, const nlohmann::json& param
   }
   if (!result.top_kept.empty()) {
     m["explain"] = {{"top_kept", ExplainJson(result.top_kept)},
+                    {"lowest_kept", ExplainJson(result.bottom_kept)},
                     {"lowest_in_pool", ExplainJson(result.bottom_pool)}};
   }
   m["output"] = {

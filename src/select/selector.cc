@@ -200,6 +200,7 @@ Result<SelectionResult> RunSelection(const std::vector<std::string>& pool,
   result.kept_bytes = written.kept_bytes;
   (by_docs ? result.budget_docs : result.budget_bytes) = budget;
   result.top_kept = std::move(written.top_kept);
+  result.bottom_kept = std::move(written.lowest_kept);
   result.bottom_pool = std::move(written.lowest_in_pool);
   result.first_index = pool_pass.base;
   result.kept = std::move(kept);

@@ -67,6 +67,7 @@ struct SkippedLine {
 struct SelectionResult {
   nlohmann::json manifest;             // As written (doc/select.md).
   std::vector<ScoredDoc> top_kept;     // The highest-scoring kept documents (dsir, classifier).
+  std::vector<ScoredDoc> bottom_kept;  // The lowest-scoring kept documents, lowest first (same).
   std::vector<ScoredDoc> bottom_pool;  // The lowest-scoring pool documents (dsir, classifier).
   uint64_t pool_docs = 0, pool_bytes = 0, kept_docs = 0, kept_bytes = 0;
   uint64_t budget_bytes = 0;  // The byte budget (0 under a document budget).

@@ -52,7 +52,8 @@ class RecordWalker {
     return DocumentId(r.line, ctx_.options->id_field, std::string(r.file), r.line_no);
   }
   void Describe(const Record& r) {
-    for (auto* list : {&explained_->top_kept, &explained_->lowest_in_pool}) {
+    for (auto* list :
+         {&explained_->top_kept, &explained_->lowest_kept, &explained_->lowest_in_pool}) {
       for (ScoredDoc& d : *list) {
         if (d.index != r.index) continue;
         d.id = Id(r);
@@ -160,6 +161,8 @@ Status WriteInGroup(const SelectionContext& ctx, PoolPass* pool, const Scores& s
   if (scores.explains) {
     g.SetPhase("explain");
     PF_ASSIGN_OR_RETURN(out->top_kept, MergeExplained(g, out->top_kept, 5, /*lowest=*/false));
+    PF_ASSIGN_OR_RETURN(out->lowest_kept,
+                        MergeExplained(g, out->lowest_kept, 5, /*lowest=*/true));
     PF_ASSIGN_OR_RETURN(out->lowest_in_pool,
                         MergeExplained(g, out->lowest_in_pool, 5, /*lowest=*/true));
   }
@@ -224,6 +227,8 @@ void PickExplained(const PoolPass& pool, const Scores& scores,
   std::sort(by_score.begin(), by_score.end(), higher);
   for (size_t k = 0; k < std::min(count, by_score.size()); ++k)
     out->top_kept.push_back(describe(by_score[k]));
+  for (size_t k = 0; k < std::min(count, by_score.size()); ++k)
+    out->lowest_kept.push_back(describe(by_score[by_score.size() - 1 - k]));
   std::vector<uint64_t> all;
   for (uint64_t k = 0; k < pool.records; ++k)
     if (pool.valid[k]) all.push_back(base + k);

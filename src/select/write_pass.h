@@ -19,11 +19,13 @@ namespace preflight::select {
 // What the write pass found (on the leader; in a group the others hold the counts only).
 struct WrittenSelection {
   uint64_t kept_docs = 0, kept_bytes = 0;
-  std::vector<ScoredDoc> top_kept, lowest_in_pool;  // Empty unless the scores explain.
+  // Empty unless the scores explain.
+  std::vector<ScoredDoc> top_kept, lowest_kept, lowest_in_pool;
 };
 
-// The documents that explain the choice, among this process's: the `count` highest-scoring kept
-// ones and the `count` lowest-scoring in the pool (ids are filled in by the write pass).
+// The documents that explain the choice, among this process's: the `count` highest- and
+// lowest-scoring kept ones and the `count` lowest-scoring in the pool (ids are filled in by the
+// write pass).
 void PickExplained(const PoolPass& pool, const Scores& scores,
                    const std::vector<uint64_t>& kept_local, size_t count, WrittenSelection* out);
 

@@ -28,6 +28,9 @@ TEST(ReceiptFacts, TheFactsThatMatterForEachKind) {
                                {"predicted_saving", -0.05},
                                {"interval", {-0.1, 0.02}}}}};
   EXPECT_EQ(ReceiptFacts(forecast), "random (weak), predicted -5.0% (80% -10.0% to 2.0%)");
+  forecast["result"]["probability"] = 0.25;  // receipts since issue 15 carry it
+  EXPECT_EQ(ReceiptFacts(forecast),
+            "random (weak), predicted -5.0% (80% -10.0% to 2.0%); pays with p 25.0%");
 
   nlohmann::json ladder = {
       {"kind", "ladder"},

@@ -37,6 +37,23 @@ TEST(ReportCli, RegeneratesTheTrialsPageFromItsFolder) {
   const std::string page = dir + "/trial/report.html";
   const std::string before = ReadText(page);
   ASSERT_FALSE(before.empty());
+  // The target by its file's stem (no --target-name), the forecast it tested, the receipt and
+  // input hashes, and what dsir kept.
+  EXPECT_NE(before.find("dsir on target"), std::string::npos);
+  EXPECT_EQ(before.find("dsir on " + dir), std::string::npos);
+  EXPECT_NE(before.find("Lowest-scored kept documents"), std::string::npos);
+  for (const char* id : {"forecast-tested", "provenance", "selected", "selected-highest",
+                         "selected-lowest"}) {
+    EXPECT_NE(before.find(std::string("id=\"") + id + "\""), std::string::npos) << id;
+  }
+  const auto recorded = nlohmann::json::parse(ReadText(dir + "/trial/result.json"));
+  EXPECT_NE(before.find(recorded["receipt"].get<std::string>()), std::string::npos);
+  EXPECT_NE(before.find(recorded["forecast"]["receipt"].get<std::string>()), std::string::npos);
+  const auto folder = nlohmann::json::parse(ReadText(dir + "/trial/trial.json"));
+  ASSERT_FALSE(folder["arms"]["curated"]["inputs"].empty());
+  for (const auto& in : folder["arms"]["curated"]["inputs"]) {
+    EXPECT_NE(before.find(in["sha256"].get<std::string>()), std::string::npos) << in.dump();
+  }
   std::remove(page.c_str());
   auto r = RunCli("report " + dir + "/trial --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -23,11 +23,11 @@ Example Ex(const std::string& name, const std::string& group, double x,
   return e;
 }
 
+// The same line on both sides of 0.
 Calibration Line(double intercept, double slope, std::vector<double> residuals) {
   Calibration c;
-  c.intercept = intercept;
-  c.slope = slope;
-  c.residuals = std::move(residuals);
+  c.above = {intercept, slope, residuals, 4};
+  c.below = c.above;
   c.scale = {"tiny", 300, 307200, 4, 0};
   return c;
 }
@@ -51,12 +51,21 @@ TEST(Predict, ProbabilityIntervalAndExpectationFromTheResidualsByHand) {
   EXPECT_NEAR(p.saving, 0.3, 1e-12);
   EXPECT_NEAR(p.probability, 0.8, 1e-12);
   EXPECT_NEAR(p.expected, (-0.2 + 0.2 + 0.3 + 0.4 + 0.5) / 5, 1e-12);
-  // 10th percentile: 0.4 of the way from -0.2 to 0.2; 90th: 0.6 of the way from 0.4 to 0.5.
-  EXPECT_NEAR(p.lo, -0.04, 1e-12);
-  EXPECT_NEAR(p.hi, 0.46, 1e-12);
+  // Split-conformal ranks: ceil(6 * 0.9) = 6 > 5 outcomes, so the extremes.
+  EXPECT_NEAR(p.lo, -0.2, 1e-12);
+  EXPECT_NEAR(p.hi, 0.5, 1e-12);
   EXPECT_EQ(p.verdict, "curate");
   EXPECT_EQ(p.strength, "weak");  // 80% is not 90%
   EXPECT_TRUE(p.scale_matches);
+}
+
+TEST(Predict, ConformalRanksOfTheInterval) {
+  // 19 residuals -9..9 (x 0.01): ceil(20 * 0.9) = 18th smallest = 0.08; its mirror, 2nd = -0.08.
+  std::vector<double> residuals;
+  for (int i = -9; i <= 9; ++i) residuals.push_back(0.01 * i);
+  const Prediction p = Line(0, 0, residuals).Predict({0, 0, 0}, 0.01);
+  EXPECT_NEAR(p.lo, -0.08, 1e-12);
+  EXPECT_NEAR(p.hi, 0.08, 1e-12);
 }
 
 TEST(Predict, BoundedWhateverTheSignal) {
@@ -97,20 +106,24 @@ TEST(Predict, AnotherScaleWidensTheInterval) {
 TEST(Fit, LeastSquaresWithOutOfGroupResidualsByHand) {
   // Groups a, b, c; y = 2x exactly except in group c.
   std::vector<Example> ex = {Ex("a1", "a", 0.1, 0.2), Ex("a2", "a", 0.2, 0.4),
-                             Ex("b1", "b", 0.3, 0.6), Ex("c1", "c", 0.1, std::nullopt)};
+                             Ex("b1", "b", 0.3, 0.6), Ex("c1", "c", 0.1, 0.0)};
   auto c = Fit(ex, "byte_bigram_gain", "test");
   ASSERT_TRUE(c.ok()) << c.status().message();
   // Over all four: x = .1 .2 .3 .1, y = .2 .4 .6 0; mean x .175, mean y .3;
   // sxx = .005625 + .000625 + .015625 + .005625 = .0275; sxy = .0075 + .0025 + .0375 + .0225 = .07
-  EXPECT_NEAR(c->slope, 0.07 / 0.0275, 1e-12);
-  EXPECT_NEAR(c->intercept, 0.3 - 0.175 * 0.07 / 0.0275, 1e-12);
+  // Every x is > 0: the upper side's line is the line of all four.
+  EXPECT_NEAR(c->above.slope, 0.07 / 0.0275, 1e-12);
+  EXPECT_NEAR(c->above.intercept, 0.3 - 0.175 * 0.07 / 0.0275, 1e-12);
+  EXPECT_EQ(c->above.examples, 4);
+  EXPECT_EQ(c->below.examples, 0);
   EXPECT_EQ(c->examples, 4);
   EXPECT_EQ(c->groups, 3);
-  ASSERT_EQ(c->residuals.size(), 4u);
-  // Without c the line is y = 2x, so c1 (labelled 0: never caught up) misses by -0.2; without
-  // a it is y = 3x - 0.3 (misses 0.2, 0.1); without b, y = 3x - 0.2 (b1 misses -0.1).
+  ASSERT_EQ(c->above.residuals.size(), 4u);
+  // Without c the line is y = 2x, so c1 misses by -0.2; without a it is y = 3x - 0.3 (misses
+  // 0.2, 0.1); without b, y = 3x - 0.2 (b1 misses -0.1).
   const std::vector<double> want = {-0.2, -0.1, 0.1, 0.2};
-  for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(c->residuals[i], want[i], 1e-12);
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(c->above.residuals[i], want[i], 1e-12);
+  EXPECT_EQ(c->below.residuals, c->above.residuals);  // an empty side borrows every miss
   EXPECT_EQ(c->scale.model, "tiny");
   EXPECT_EQ(c->scale.trials, 4);
 }
@@ -122,10 +135,11 @@ TEST(Fit, FewerThanThreeGroupsWidensInSampleResiduals) {
   ASSERT_TRUE(c.ok());
   double sum = 0, sum_sq = 0;
   for (const Example& e : ex) {
-    const double r = e.Label() - (c->intercept + c->slope * e.signals.at("byte_bigram_gain").value);
+    const double r =
+        e.Label() - (c->above.intercept + c->above.slope * e.signals.at("byte_bigram_gain").value);
     sum_sq += r * r;
   }
-  for (double r : c->residuals) sum += r * r;
+  for (double r : c->above.residuals) sum += r * r;
   EXPECT_NEAR(sum, sum_sq * 4.0 / 2.0, 1e-12);  // widened by sqrt(n / (n - 2)) each
 }
 
@@ -146,7 +160,36 @@ TEST(Calibrate, ChoosesTheSignalWithTheSmallestOutOfGroupMisses) {
   auto c = Calibrate(ex, CandidateSignals(), "test");
   ASSERT_TRUE(c.ok());
   EXPECT_EQ(c->signal, "byte_bigram_gain");
-  EXPECT_NEAR(c->slope, 2, 1e-9);
+  EXPECT_NEAR(c->above.slope, 2, 1e-9);
+}
+
+TEST(Fit, NoCloserCuratedArmsGetTheirOwnLine) {
+  // Savings of 30-50% wherever the curated arm is closer (x > 0); never caught up (labelled -1)
+  // wherever it is not. One line through all would predict curating pays at x = -0.01.
+  std::vector<Example> ex;
+  for (int i = 1; i <= 8; ++i) {
+    ex.push_back(Ex("p" + std::to_string(i), "g" + std::to_string(i % 4), 0.05 * i,
+                    0.3 + 0.02 * i));
+  }
+  for (int i = 1; i <= 4; ++i) {
+    ex.push_back(Ex("n" + std::to_string(i), "h" + std::to_string(i), -0.005 * i, std::nullopt));
+  }
+  EXPECT_DOUBLE_EQ(ex.back().Label(), -1.0);
+  auto c = Fit(ex, "byte_bigram_gain", "test");
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->below.examples, 4);
+  EXPECT_EQ(c->above.examples, 8);
+  const Prediction no = c->Predict({-0.01, -0.01, -0.01}, 0.01);
+  EXPECT_EQ(no.verdict, "random");
+  EXPECT_DOUBLE_EQ(no.probability, 0.0);
+  const Prediction yes = c->Predict({0.2, 0.2, 0.2}, 0.01);
+  EXPECT_EQ(yes.verdict, "curate");
+  EXPECT_DOUBLE_EQ(yes.probability, 1.0);
+  auto held = LeaveOneGroupOut(ex, {"byte_bigram_gain"});
+  ASSERT_TRUE(held.ok()) << held.status().message();
+  for (size_t i = 0; i < ex.size(); ++i) {
+    EXPECT_EQ((*held)[i].verdict, ex[i].net ? "curate" : "random") << ex[i].name;
+  }
 }
 
 TEST(LeaveOneGroupOut, EachGroupIsPredictedByAFitWithoutIt) {
@@ -216,7 +259,8 @@ TEST(DefaultCalibration, RecordsItsScaleAndStaysBounded) {
   const Calibration c = DefaultCalibration();
   EXPECT_FALSE(c.scale.model.empty());
   EXPECT_GT(c.scale.steps, 0);
-  EXPECT_FALSE(c.residuals.empty());
+  EXPECT_FALSE(c.above.residuals.empty());
+  EXPECT_FALSE(c.below.residuals.empty());
   for (double x : {-10.0, -0.5, 0.0, 0.5, 10.0}) {
     const Prediction p = c.Predict({x, x, x}, 0.01);
     EXPECT_GE(p.lo, -1);

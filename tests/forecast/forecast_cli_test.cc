@@ -207,7 +207,7 @@ TEST(ForecastCli, CalibratesFromTheLedgersLabelledTrials) {
   EXPECT_EQ(out["examples"], 6);
   auto fit = forecast::Fit(want, "byte_bigram_gain", "x");
   ASSERT_TRUE(fit.ok());
-  EXPECT_NEAR(out["calibration"]["slope"].get<double>(), fit->slope, 1e-12);
+  EXPECT_NEAR(out["calibration"]["above"]["slope"].get<double>(), fit->above.slope, 1e-12);
   EXPECT_EQ(out["calibration"]["groups"], 3);
   EXPECT_EQ(out["calibration"]["scale"]["model"], "tiny");
   EXPECT_EQ(out["calibration"]["scale"]["steps"], 300);
@@ -224,7 +224,7 @@ TEST(ForecastCli, CalibratesFromTheLedgersLabelledTrials) {
   EXPECT_EQ(out["saved"], saved);
   // Later forecasts beside this ledger use it.
   auto c = nlohmann::json::parse(testing::ReadText(saved));
-  EXPECT_NEAR(c["slope"].get<double>(), fit->slope, 1e-12);
+  EXPECT_NEAR(c["above"]["slope"].get<double>(), fit->above.slope, 1e-12);
   EXPECT_EQ(c["examples"], 6);
   // --no-save reports and leaves the saved fit alone.
   testing::WriteText(saved, "{}");

@@ -3,37 +3,18 @@
 // the numbers. Skipped only when no chromium binary is installed.
 
 #include <gtest/gtest.h>
-#include <stdlib.h>
-#include <unistd.h>
 
 #include <cstdio>
-#include <cstdlib>
-#include <filesystem>
-#include <sstream>
 #include <string>
 
 #include "base/file.h"
 #include "report/trial_report.h"
 #include "sample_trial.h"
+#include "testing/chromium.h"
 #include "testing/testing.h"
 
 namespace preflight::report {
 namespace {
-
-// $PREFLIGHT_CHROMIUM, else chromium or chromium-browser on $PATH; "" when none.
-std::string FindChromium() {
-  if (const char* env = std::getenv("PREFLIGHT_CHROMIUM"); env && *env) return env;
-  const char* path = std::getenv("PATH");
-  std::stringstream dirs(path ? path : "/usr/bin:/bin");
-  std::string dir;
-  while (std::getline(dirs, dir, ':')) {
-    for (const char* name : {"chromium", "chromium-browser"}) {
-      std::string candidate = dir + "/" + name;
-      if (access(candidate.c_str(), X_OK) == 0) return candidate;
-    }
-  }
-  return "";
-}
 
 uint32_t BigEndian32(const std::string& b, size_t at) {
   return (uint32_t{static_cast<unsigned char>(b[at])} << 24) |
@@ -51,7 +32,7 @@ size_t Count(const std::string& hay, const std::string& needle) {
 class ChromiumRender : public ::testing::Test {
  protected:
   void SetUp() override {
-    chromium_ = FindChromium();
+    chromium_ = preflight::testing::FindChromium();
     if (chromium_.empty()) {
       GTEST_SKIP() << "no chromium binary on PATH (install Debian's `chromium`, as "
                       "scripts/install-deps.sh does, or set PREFLIGHT_CHROMIUM): the report "
@@ -61,32 +42,9 @@ class ChromiumRender : public ::testing::Test {
     ASSERT_TRUE(MakeDirectories(dir_).ok());
   }
 
-  // Runs chromium on `url` with a fresh profile and a 60 s limit (it can hang); returns the
-  // exit status. stdout goes to `out`, stderr to a log beside it.
+  // Headless chromium on `url` (testing/chromium.h): stdout to `out`, stderr beside it.
   int Chromium(const std::string& flags, const std::string& url, const std::string& out) {
-    std::string profile_template = dir_ + "/profile-XXXXXX";
-    char* profile = mkdtemp(profile_template.data());
-    EXPECT_NE(profile, nullptr);
-    std::vector<std::string> argv = {"timeout",
-                                     "60",
-                                     chromium_,
-                                     "--headless",
-                                     "--no-sandbox",
-                                     "--disable-gpu",
-                                     "--disable-quic",
-                                     "--no-first-run",
-                                     "--disable-background-networking",
-                                     "--disable-component-update",
-                                     "--disable-sync",
-                                     "--disable-dev-shm-usage",
-                                     std::string("--user-data-dir=") + profile};
-    for (const std::string& f : preflight::testing::SplitWords(flags)) argv.push_back(f);
-    argv.push_back(url);
-    preflight::testing::CliResult r = preflight::testing::RunProgram(argv);
-    preflight::testing::WriteText(out, r.out);
-    preflight::testing::WriteText(out + ".log", r.err);
-    std::filesystem::remove_all(profile);
-    return r.exit_code;
+    return preflight::testing::RunChromium(chromium_, dir_, flags, url, out);
   }
 
   std::string chromium_;
@@ -95,6 +53,19 @@ class ChromiumRender : public ::testing::Test {
 
 TEST_F(ChromiumRender, ScreenshotAndDomShowThePlotAndTheNumbers) {
   ReportData data = testing::SampleReport();
+  data.forecast = ForecastTested{std::string(64, 'f'), "curate", 0.12, std::pair{0.02, 0.25},
+                                 0.2, true};
+  data.provenance = Provenance{std::string(64, 'e'),
+                               {{"pool", "/x/pool.jsonl", std::string(64, 'a'), 460, 1'000'000}}};
+  data.selection = Selection{"curated",
+                             "dsir",
+                             {{"cj01", 12.5, "The proton <spin> & its moment"}},
+                             {{"ca44", -40.5, "Sports page"}},
+                             "Lowest-scored documents in the pool",
+                             "genre",
+                             {{"learned", 90}, {"press", 10}},
+                             100,
+                             false};
   const std::string html_path = dir_ + "/report.html";
   ASSERT_TRUE(WriteFileAtomically(html_path, RenderTrialReport(data)).ok());
   const std::string url = "file://" + html_path;
@@ -127,6 +98,10 @@ TEST_F(ChromiumRender, ScreenshotAndDomShowThePlotAndTheNumbers) {
   EXPECT_NE(dom->find("id=\"l-star\""), std::string::npos);
   EXPECT_NE(dom->find("id=\"numbers\""), std::string::npos);
   EXPECT_NE(dom->find("id=\"lab-record\""), std::string::npos);
+  for (const char* id : {"forecast-tested", "provenance", "selected", "selected-shares"}) {
+    EXPECT_NE(dom->find(std::string("id=\"") + id + "\""), std::string::npos) << id;
+  }
+  EXPECT_NE(dom->find("The proton &lt;spin&gt; &amp; its moment"), std::string::npos);
   const trial::Comparison& c = data.result.comparisons[0];
   EXPECT_NE(dom->find(FormatPercent(c.saving.gross)), std::string::npos);
   EXPECT_NE(dom->find(FormatPercent(c.saving.net)), std::string::npos);

@@ -138,6 +138,31 @@ TEST_F(PlantedPool, ResultCarriesKeptIndicesAndScores) {
   }
 }
 
+// The manifest explains a scoring selector's cut from both ends of what it kept: the five
+// highest- and lowest-scored kept documents, every one of them in the output, the lowest kept
+// scoring no higher than the highest and no lower than the pool's lowest.
+TEST_F(PlantedPool, ExplainNamesTheHighestAndLowestKept) {
+  auto r = RunSelector(*dir_, "dsir", 2, "dsir.explain.jsonl");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const nlohmann::json& e = r->manifest["explain"];
+  ASSERT_EQ(e["top_kept"].size(), 5u);
+  ASSERT_EQ(e["lowest_kept"].size(), 5u);
+  ASSERT_EQ(e["lowest_in_pool"].size(), 5u);
+  const std::string kept = ReadText(*dir_ + "/dsir.explain.jsonl");
+  for (const nlohmann::json& d : e["lowest_kept"]) {
+    EXPECT_NE(kept.find("\"id\":\"" + d["id"].get<std::string>() + "\""), std::string::npos)
+        << d.dump();
+  }
+  const double lowest_kept = e["lowest_kept"][0]["score"];
+  EXPECT_LE(e["lowest_kept"][1]["score"].get<double>(), e["lowest_kept"][4]["score"]);
+  EXPECT_GE(e["lowest_kept"][1]["score"].get<double>(), lowest_kept);
+  EXPECT_LE(lowest_kept, e["top_kept"][4]["score"].get<double>());
+  EXPECT_GE(lowest_kept, e["lowest_in_pool"][0]["score"].get<double>());
+  for (size_t i = 0; i < 5; ++i) {
+    EXPECT_EQ(e["lowest_kept"][i]["id"], r->bottom_kept[i].id);
+  }
+}
+
 TEST_F(PlantedPool, DocumentAndByteBudgets) {
   SelectOptions o;
   o.selector = "random";

@@ -1,6 +1,6 @@
 #pragma once
-// Headless Chromium for page tests: find the binary and run it on a URL with a fresh profile.
-// Tests skip (saying so) when FindChromium() returns "".
+// Headless Chromium for the rendering tests: find the binary and run it with a fresh profile
+// and a time limit.
 
 #include <stdlib.h>
 #include <unistd.h>
@@ -30,8 +30,8 @@ inline std::string FindChromium() {
   return "";
 }
 
-// Runs `chromium` headless on `url` with `flags` (split on spaces), a fresh profile under
-// `scratch` and a 60 s limit (it can hang). stdout goes to `out`, stderr to `out`.log.
+// Runs `chromium` headless on `url` with `flags` (split by SplitWords), a fresh profile under
+// `scratch` and a 60 s limit (it can hang). Its stdout goes to `out`, stderr to `out`.log.
 // Returns the exit status (124: timed out).
 inline int RunChromium(const std::string& chromium, const std::string& scratch,
                        const std::string& flags, const std::string& url, const std::string& out) {

@@ -1,6 +1,7 @@
 #pragma once
 // A trial's result.json without what a run measures: the core-seconds of the work actually done
-// and what is computed from them (the net saving, its interval, the lab record that quotes it).
+// and what is computed from them (the net saving, its interval, the lab record that quotes it),
+// and the folder it was written to.
 // Two trials that must agree (interrupted and not, one process and several) agree on the rest.
 
 #include <nlohmann/json.hpp>
@@ -13,6 +14,7 @@ inline nlohmann::json WithoutMeasuredCosts(const nlohmann::json& result) {
   r.erase("lab_record");
   r.erase("compute");
   r.erase("receipt");  // the trial receipt's hash covers its measured costs
+  r.erase("out_dir");  // where the run was written, not what it found
   if (r.contains("forecast") && r["forecast"].is_object()) {
     for (const char* key : {"receipt", "core_seconds", "fraction_of_trial"}) {
       r["forecast"].erase(key);
