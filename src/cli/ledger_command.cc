@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "ledger/ledger.h"
+#include "ledger/receipt.h"
 
 namespace preflight::cli {
 namespace {
@@ -124,7 +125,7 @@ int RunLedger(int argc, char** argv) {
   CLI::App* show = app.add_subcommand("show", "print the receipts as a table");
   show->add_option("--ledger", path, ledger_help);
   show->add_option("--kind", kind, "only receipts of this kind")
-      ->check(CLI::IsMember({"forecast", "selection", "trial", "battery", "cost"}));
+      ->check(CLI::IsMember(ledger::AllKindNames()));
   show->add_option("--last", last, "only the last N (after --kind)")->check(CLI::PositiveNumber);
   show->add_flag("--json", json_out, "print the receipts as one JSON array on stdout");
 

@@ -4,6 +4,19 @@
 
 namespace preflight::ledger {
 
+const std::vector<std::string>& AllKindNames() {
+  static const std::vector<std::string> kNames = [] {
+    std::vector<std::string> names;
+    for (ReceiptKind k : {ReceiptKind::kSelection, ReceiptKind::kForecast, ReceiptKind::kTrial,
+                          ReceiptKind::kBattery, ReceiptKind::kCost, ReceiptKind::kTrain,
+                          ReceiptKind::kLadder}) {
+      names.emplace_back(KindName(k));
+    }
+    return names;
+  }();
+  return kNames;
+}
+
 const char* KindName(ReceiptKind kind) {
   switch (kind) {
     case ReceiptKind::kSelection:

@@ -18,6 +18,9 @@ enum class ReceiptKind { kSelection, kForecast, kTrial, kBattery, kCost, kTrain,
 // "selection", "forecast", ...: the receipt's "kind" field.
 const char* KindName(ReceiptKind kind);
 
+// Every kind's name, in the enum's order.
+const std::vector<std::string>& AllKindNames();
+
 // A file the receipt's result depends on, identified by the SHA-256 of the bytes read.
 struct InputRecord {
   std::string role;  // "pool", "target_select", "target_eval", "spec", "data", ...

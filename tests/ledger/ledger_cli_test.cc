@@ -95,6 +95,12 @@ TEST(LedgerCli, BadUsageExitsTwo) {
   EXPECT_EQ(Ledger(dir, "audit").exit_code, 2);
   EXPECT_EQ(Ledger(dir, "show --last 0").exit_code, 2);
   EXPECT_EQ(Ledger(dir, "show --kind lunch").exit_code, 2);
+  // Every kind a receipt can have is accepted as a filter (here the ledger itself is missing).
+  for (const char* kind : {"train", "ladder", "battery"}) {
+    EXPECT_EQ(Ledger(dir, std::string("show --kind ") + kind).err.find("not in"),
+              std::string::npos)
+        << kind;
+  }
   EXPECT_EQ(Ledger(dir, "verify --help").exit_code, 0);
 }
 
