@@ -89,6 +89,8 @@ TEST(ForecastCli, TargetAbsentFromThePoolAndUnlikeItIsNotCurated) {
                   "/ledger.jsonl");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto out = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(out["verdict"] == "random" || out["verdict"] == "uncertain") << out.dump();
+  EXPECT_LT(out["probability"].get<double>(), 0.5);
   EXPECT_LT(out["signals"]["byte_pair_coverage"]["value"].get<double>(), 0.5);
   // A classifier tells the Greek target from any arm of the pool perfectly, and neither arm
   // covers its 4-grams: no signal sees a curated arm closer to it than a random one.
