@@ -356,14 +356,14 @@ Status CopyJsonlLines(const InputFile& file, uint32_t input, const ShardSpec::Pa
 
 }  // namespace
 
-Result<std::string_view> ParseTextField(std::string_view line, const ReadOptions& options,
-                                        const std::string& where) {
+Result<std::string> ParseTextField(std::string_view line, const ReadOptions& options,
+                                   const std::string& where) {
   simdjson::dom::parser parser;
   std::string_view text;
   std::string reason;
   if (!ParseWith(parser, line, false, options, &text, &reason))
     return Status::InvalidArgument(where + ": " + reason);
-  return text;
+  return std::string(text);  // a view into `parser`, which dies here
 }
 
 Result<ScanSummary> ScanDocuments(const std::vector<std::string>& paths, const ReadOptions& options,

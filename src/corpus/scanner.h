@@ -76,8 +76,9 @@ Status ScanLines(const std::vector<std::string>& paths, const ReadOptions& optio
 // file, in reading order).
 Result<InputSummary> HashInput(const std::string& path);
 
-// Parses one JSONL line: the `text` field, UTF-8-validated. `where` prefixes error messages.
-Result<std::string_view> ParseTextField(std::string_view line, const ReadOptions& options,
-                                        const std::string& where);
+// Parses one JSONL line: the `text` field, UTF-8-validated, copied out (the parser that
+// unescaped it does not outlive the call). `where` prefixes error messages.
+Result<std::string> ParseTextField(std::string_view line, const ReadOptions& options,
+                                   const std::string& where);
 
 }  // namespace preflight::corpus
