@@ -57,28 +57,12 @@ nlohmann::json ForecastCorrect(const std::string& verdict, double net_saving, bo
 
 nlohmann::json ForecastJson(const ForecastJob& job) {
   const forecast::ForecastOutcome& o = job.outcome;
-  const forecast::Calibration& cal = job.config.calibration;
-  const forecast::Prediction& p = o.prediction;
-  return {{"verdict", p.verdict},
-          {"strength", p.strength},
-          {"reason", o.result["reason"]},
-          {"probability", p.probability},
-          {"predicted_saving", p.saving},
-          {"expected_saving", p.expected},
-          {"interval", {p.lo, p.hi}},
-          {"interval_level", 0.8},
-          {"decision_cost", p.decision_cost},
-          {"signal", cal.signal},
-          {"signals", o.signals},
-          {"calibration",
-           {{"source", cal.source},
-            {"signal", cal.signal},
-            {"examples", cal.examples},
-            {"groups", cal.groups},
-            {"scale", forecast::ScaleToJson(cal.scale)}}},
-          {"scale", o.result["scale"]},
-          {"cost", {{"core_seconds", o.core_seconds}, {"fraction_of_trial", o.fraction_of_trial}}},
-          {"receipt", job.receipt_hash}};
+  // The receipt's result (forecast.cc builds it once), its calibration without the residuals,
+  // and the receipt's hash.
+  nlohmann::json doc = o.result;
+  for (const char* side : {"below", "above"}) doc["calibration"][side].erase("residuals");
+  doc["receipt"] = job.receipt_hash;
+  return doc;
 }
 
 namespace {
