@@ -9,6 +9,7 @@
 #include "app/trial_parts.h"
 #include "base/file.h"
 #include "base/format.h"
+#include "base/json.h"
 #include "ledger/ledger.h"
 
 namespace preflight::app {
@@ -17,16 +18,7 @@ namespace {
 using nlohmann::json;
 using report::Bounds;
 
-// The value at a path of keys, or null.
-const json& At(const json& j, std::initializer_list<const char*> path) {
-  static const json kNull;
-  const json* node = &j;
-  for (const char* key : path) {
-    if (!node->is_object() || !node->contains(key)) return kNull;
-    node = &(*node)[key];
-  }
-  return *node;
-}
+const json& At(const json& j, std::initializer_list<const char*> path) { return JsonAt(j, path); }
 
 std::string Str(const json& v) { return v.is_string() ? v.get<std::string>() : std::string(); }
 

@@ -3,22 +3,14 @@
 #include <fmt/format.h>
 
 #include "base/format.h"
+#include "base/json.h"
 
 namespace preflight::app {
 namespace {
 
 using nlohmann::json;
 
-// The value at a dotted path, or null.
-const json& At(const json& j, std::initializer_list<const char*> path) {
-  static const json kNull;
-  const json* node = &j;
-  for (const char* key : path) {
-    if (!node->is_object() || !node->contains(key)) return kNull;
-    node = &(*node)[key];
-  }
-  return *node;
-}
+const json& At(const json& j, std::initializer_list<const char*> path) { return JsonAt(j, path); }
 
 std::string Text(const json& v) {
   if (v.is_string()) return v.get<std::string>();

@@ -63,6 +63,16 @@ Result<nlohmann::json> ParseJson(std::string_view text, const std::string& sourc
   return parsed;
 }
 
+const nlohmann::json& JsonAt(const nlohmann::json& j, std::initializer_list<const char*> path) {
+  static const nlohmann::json kNull;
+  const nlohmann::json* node = &j;
+  for (const char* key : path) {
+    if (!node->is_object() || !node->contains(key)) return kNull;
+    node = &(*node)[key];
+  }
+  return *node;
+}
+
 Result<nlohmann::json> ReadJsonFile(const std::string& path) {
   PF_ASSIGN_OR_RETURN(std::string text, ReadFileToString(path));
   return ParseJson(text, path);

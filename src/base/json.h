@@ -6,6 +6,7 @@
 // A JsonReader refers to a node it does not own: keep the parsed document alive while reading.
 
 #include <cstdint>
+#include <initializer_list>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -19,6 +20,10 @@ namespace preflight {
 Result<nlohmann::json> ParseJson(std::string_view text, const std::string& source);
 // Reads and parses a whole file: NotFound if it is missing, Corruption if it is not JSON.
 Result<nlohmann::json> ReadJsonFile(const std::string& path);
+
+// The node at a path of object keys, or a null node when any key is missing (for readers of
+// receipts that show what is there, not validate it).
+const nlohmann::json& JsonAt(const nlohmann::json& j, std::initializer_list<const char*> path);
 
 class JsonReader {
  public:
