@@ -13,12 +13,13 @@ same batch every step).
 Format (little-endian): 8 bytes "PFFIXT01", u32 entry count, then per entry: u32 name length,
 name (ASCII), u32 kind (0 float32, 1 int32), u64 element count, the elements.
 """
+import os
 import struct
 import sys
 
 import torch
 
-sys.path.insert(0, __import__("os").path.dirname(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "src", "trainer", "torch"))
 from torch_model import PARAMS, VOCAB, forward, init_params, learning_rate, make_optimizer  # noqa
 
 L, C, NH, T, B = 2, 32, 4, 16, 4

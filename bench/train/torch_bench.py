@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""PyTorch's side of the training benchmark: the same model (scripts/torch_model.py), AdamW,
-batch x context tokens per step, float32, a given thread count. Prints one JSON line with
+"""PyTorch's side of the training benchmark: the same model (src/trainer/torch/torch_model.py),
+AdamW, batch x context tokens per step, float32, a given thread count. Prints one JSON line with
 tokens/second over the timed steps (after warm-up steps). Run by train_bench.py."""
 import argparse
 import json
@@ -10,7 +10,8 @@ import time
 
 import torch
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "scripts"))
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "src", "trainer",
+                                "torch"))
 from torch_model import VOCAB, forward, init_params, make_optimizer  # noqa: E402
 
 

@@ -1,9 +1,10 @@
 """The preflight GPT written in PyTorch, tensor for tensor in the engine's parameter layout.
 
-Shared by scripts/torch_reference.py (the correctness fixture) and bench/train/torch_bench.py
-(the speed peer). Parameters are plain leaf tensors named and shaped as in src/train/model.h
-(per-layer tensors stacked layer-major), so a flat copy maps one to one onto the C++ engine.
-Needs Debian's python3-torch (1.13); run with /usr/bin/python3.
+Shared by scripts/torch_reference.py (the correctness fixture), bench/train/torch_bench.py (the
+speed peer) and train.py beside it (the trainer of `--trainer torch`). Parameters are plain leaf
+tensors named and shaped as in src/train/model.h (per-layer tensors stacked layer-major), so a
+flat copy maps one to one onto the C++ engine. Runs on Debian's python3-torch (1.13; run with
+/usr/bin/python3) and on torch 2.x.
 """
 import math
 
@@ -56,13 +57,16 @@ def init_params(L, C, T, generator, noisy=False):
     return p
 
 
-def forward(p, idx, targets, L, NH):
-    """Logits (B,T,V) and the mean cross-entropy loss of targets (B,T)."""
+def forward(p, idx, targets, L, NH, reduction="mean", fused_attention=False):
+    """Logits (B,T,V) and the cross-entropy of targets (B,T): their mean, or with
+    reduction="none" each position's (B,T). fused_attention: torch 2.x's
+    scaled_dot_product_attention (flash attention on a GPU), the same function."""
     B, T = idx.shape
     C = p["wte"].shape[1]
     hs = C // NH
     x = p["wte"][idx] + p["wpe"][:T]
-    mask = torch.tril(torch.ones(T, T, dtype=torch.bool))
+    mask = None if fused_attention else torch.tril(torch.ones(T, T, dtype=torch.bool,
+                                                             device=idx.device))
     for l in range(L):
         h = F.layer_norm(x, (C,), p["ln1w"][l], p["ln1b"][l], eps=1e-5)
         qkv = h @ p["qkvw"][l].t() + p["qkvb"][l]
@@ -70,17 +74,36 @@ def forward(p, idx, targets, L, NH):
         q = q.view(B, T, NH, hs).transpose(1, 2)
         k = k.view(B, T, NH, hs).transpose(1, 2)
         v = v.view(B, T, NH, hs).transpose(1, 2)
-        att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(hs))
-        att = att.masked_fill(~mask, float("-inf")).softmax(dim=-1)
-        y = (att @ v).transpose(1, 2).contiguous().view(B, T, C)
+        if fused_attention:
+            y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        else:
+            att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(hs))
+            y = att.masked_fill(~mask, float("-inf")).softmax(dim=-1) @ v
+        y = y.transpose(1, 2).contiguous().view(B, T, C)
         x = x + y @ p["attprojw"][l].t() + p["attprojb"][l]
         h = F.layer_norm(x, (C,), p["ln2w"][l], p["ln2b"][l], eps=1e-5)
         h = F.gelu(h @ p["fcw"][l].t() + p["fcb"][l], approximate="tanh")
         x = x + h @ p["fcprojw"][l].t() + p["fcprojb"][l]
     x = F.layer_norm(x, (C,), p["lnfw"], p["lnfb"], eps=1e-5)
     logits = x @ p["wte"].t()
-    loss = F.cross_entropy(logits.view(-1, VOCAB), targets.reshape(-1))
-    return logits, loss
+    loss = F.cross_entropy(logits.view(-1, VOCAB), targets.reshape(-1), reduction=reduction)
+    return logits, loss.view(B, T) if reduction == "none" else loss
+
+
+class Gpt(torch.nn.Module):
+    """forward() above as a module (for DDP and torch.compile): parameters from a dict of arrays
+    or tensors in the engine's names; calling it gives the loss only."""
+
+    def __init__(self, params, L, NH, fused_attention=False):
+        super().__init__()
+        self.L, self.NH, self.fused_attention = L, NH, fused_attention
+        self.p = torch.nn.ParameterDict(
+            {n: torch.nn.Parameter(torch.as_tensor(params[n]).float().clone())
+             for n, _, _ in PARAMS})
+
+    def forward(self, idx, targets, reduction="mean"):
+        return forward(self.p, idx, targets, self.L, self.NH, reduction,
+                       self.fused_attention)[1]
 
 
 def make_optimizer(p, lr, weight_decay=0.1, betas=(0.9, 0.95), eps=1e-8):
