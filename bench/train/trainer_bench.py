@@ -9,9 +9,9 @@ the rounds, and their ratio.
         --threads 2 --steps 30 --rounds 3
 
 Data: the trainer tests' fixture (tests/trainer_torch/data, 40 kB of text) unless --data and
---eval name JSONL files. "default" torch is Debian's python3-torch as installed; --tuned adds a
-run with BLIS as its BLAS, the glibc malloc tunables and passive OpenMP waits (train_bench.py's
-"tuned"). Timings on a shared machine are noisy: quote the load averages printed with them.
+--eval name JSONL files. Torch is Debian's python3-torch as installed, with passive OpenMP waits
+as a launch by preflight gets them (train_bench.py compares a BLIS-linked torch too). Timings
+on a shared machine are noisy: quote the load averages printed with them.
 """
 import argparse
 import json
@@ -29,7 +29,7 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, HERE)
 sys.path.insert(0, TORCH_DIR)
 import engine  # noqa: E402
-from train_bench import blis_arch, load, passive_env  # noqa: E402
+from train_bench import load, passive_env  # noqa: E402
 
 
 def tokens_file(jsonl, out):
@@ -49,21 +49,14 @@ def run_engine(a, model, folder):
     return json.loads(r.stdout)["tokens_per_second"]
 
 
-def run_torch(a, model, folder, tokens, tuned):
+def run_torch(a, model, folder, tokens):
     out = os.path.join(folder, "torch-" + model)
     shutil.rmtree(out, ignore_errors=True)
-    env = dict(os.environ)
-    if tuned:
-        env.update(LD_LIBRARY_PATH="/usr/lib/x86_64-linux-gnu/blis-openmp",
-                   BLIS_NUM_THREADS=str(a.threads), OMP_WAIT_POLICY="passive",
-                   BLIS_ARCH_TYPE=blis_arch(),
-                   GLIBC_TUNABLES="glibc.malloc.mmap_max=0:"
-                                  "glibc.malloc.trim_threshold=68719476736")
     subprocess.run(["/usr/bin/python3", os.path.join(TORCH_DIR, "train.py"), "--train",
                     tokens["train"], "--eval", tokens["eval"], "--run-dir", out, "--model", model,
                     "--steps", str(a.steps), "--eval-every", str(a.steps), "--threads",
                     str(a.threads), "--device", "cpu"], capture_output=True, text=True,
-                   check=True, env=env)
+                   check=True, env=passive_env())  # as a launch by preflight inherits it
     with open(os.path.join(out, "run.json")) as f:
         return json.load(f)["step_tokens_per_second"]
 
@@ -79,7 +72,6 @@ def main():
                                                    "train.jsonl"))
     ap.add_argument("--eval", default=os.path.join(ROOT, "tests", "trainer_torch", "data",
                                                    "eval.jsonl"))
-    ap.add_argument("--tuned", action="store_true", help="also torch with BLIS and tunables")
     a = ap.parse_args()
     print("command: /usr/bin/python3 bench/train/trainer_bench.py " + " ".join(sys.argv[1:]))
     print("load average at start: %s" % load())
@@ -87,26 +79,18 @@ def main():
     try:
         tokens = {"train": tokens_file(a.data, os.path.join(folder, "train.bin")),
                   "eval": tokens_file(a.eval, os.path.join(folder, "eval.bin"))}
-        head = "| model | engine tok/s | torch trainer tok/s | engine / torch |"
-        if a.tuned:
-            head += " torch tuned tok/s | engine / tuned |"
-        print(head)
-        print("|" + "---|" * (head.count("|") - 1))
+        print("| model | engine tok/s | torch trainer tok/s | engine / torch |")
+        print("|---|---|---|---|")
         for model in a.models.split(","):
-            runs = {"engine": [], "torch": [], "tuned": []}
+            runs = {"engine": [], "torch": []}
             for _ in range(a.rounds):
                 runs["engine"].append(run_engine(a, model, folder))
-                runs["torch"].append(run_torch(a, model, folder, tokens, False))
-                if a.tuned:
-                    runs["tuned"].append(run_torch(a, model, folder, tokens, True))
-            med = {k: statistics.median(v) for k, v in runs.items() if v}
-            row = "| %s | %.0f | %.0f | %.2f |" % (model, med["engine"], med["torch"],
-                                                   med["engine"] / med["torch"])
-            if a.tuned:
-                row += " %.0f | %.2f |" % (med["tuned"], med["engine"] / med["tuned"])
-            print(row)
+                runs["torch"].append(run_torch(a, model, folder, tokens))
+            med = {k: statistics.median(v) for k, v in runs.items()}
+            print("| %s | %.0f | %.0f | %.2f |" % (model, med["engine"], med["torch"],
+                                                   med["engine"] / med["torch"]))
             print("  rounds: " + "; ".join("%s %s" % (k, " ".join("%.0f" % x for x in v))
-                                           for k, v in runs.items() if v))
+                                           for k, v in runs.items()))
             sys.stdout.flush()
     finally:
         shutil.rmtree(folder, ignore_errors=True)

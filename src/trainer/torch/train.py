@@ -20,7 +20,11 @@ import os
 import sys
 import time
 
-import numpy as np
+# OpenMP reads its wait policy once, when it loads (with numpy or torch, below). Spinning waits
+# make CPU training collapse on a shared machine (src/cli/main.cc, which sets the same for the
+# engine and, through the environment, for this script when preflight launches it).
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+import numpy as np  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
