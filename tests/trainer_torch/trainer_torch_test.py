@@ -14,6 +14,7 @@
   world size, tokens outside the vocabulary, a diverging run, a foreign checkpoint: each exits
   2 with a one-line message saying what.
 - DdpTest: two processes under torchrun (gloo) follow the one-process curve.
+- TrialAgreementTest: `preflight trial --trainer torch` agrees with `--trainer builtin`.
 
 Run by CTest with /usr/bin/python3 (Debian's python3-torch and python3-numpy); PREFLIGHT_BINARY,
 ENGINE_DUMP and PREFLIGHT_TEST_TMP come from tests/trainer_torch/CMakeLists.txt. Exit 77 (CTest:
@@ -21,6 +22,7 @@ skipped) only when torch or numpy cannot be imported.
 """
 import json
 import os
+import random
 import shutil
 import signal
 import socket
@@ -402,6 +404,68 @@ class DdpTest(unittest.TestCase):
                 self.assertLess(abs(a - b), CURVE_TOLERANCE, (got, want))
             print("two ranks against one: %s" % ["%.1e" % abs(a - b) for (_, a), (_, b)
                                                   in zip(got, want)], file=sys.stderr)
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def write_jsonl(path, docs):
+    with open(path, "w", encoding="utf-8") as f:
+        for i, text in enumerate(docs):
+            f.write(json.dumps({"id": "%s-%d" % (os.path.basename(path), i), "text": text}) + "\n")
+
+
+def tables(count, seed):
+    """Documents unlike the fixture's prose: rows of numbers (a fixed generator)."""
+    rng = random.Random(seed)
+    return ["\n".join("row %d: %s" % (r, " ".join("%.4f" % rng.random() for _ in range(6)))
+                      for r in range(12)) for _ in range(count)]
+
+
+class TrialAgreementTest(unittest.TestCase):
+    """`preflight trial --trainer torch` against `--trainer builtin` on one short tiny trial:
+    every run's step-0 loss within 1e-4 bits, and each trainer's gross compute saved inside the
+    other's 95% interval. The pool: 40 of the fixture's prose documents and 40 tables of numbers;
+    the target: the other 10 prose documents (selectable) and the held-out prose (eval)."""
+
+    def test_torch_trial_agrees_with_builtin(self):
+        folder = tmp_dir("torch-trial-")
+        try:
+            prose = texts("train.jsonl")
+            write_jsonl(os.path.join(folder, "pool.jsonl"), prose[:40] + tables(40, 7))
+            write_jsonl(os.path.join(folder, "select.jsonl"), prose[40:])
+            write_jsonl(os.path.join(folder, "eval.jsonl"), texts("eval.jsonl"))
+            common = ["trial", "--pool", os.path.join(folder, "pool.jsonl"), "--target-select",
+                      os.path.join(folder, "select.jsonl"), "--target-eval",
+                      os.path.join(folder, "eval.jsonl"), "--model", "tiny", "--steps", "60",
+                      "--eval-every", "10", "--threads", "1", "--json", "--quiet",
+                      "--ledger", os.path.join(folder, "ledger.jsonl")]
+            results, trials = {}, {}
+            for trainer, extra in (("builtin", []),
+                                   ("torch", ["--parallel", "2", "--torch-launcher",
+                                              sys.executable])):
+                out = os.path.join(folder, trainer)
+                r = subprocess.run([PREFLIGHT] + common + ["--trainer", trainer, "--out", out] +
+                                   extra, capture_output=True, text=True,
+                                   env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"))
+                self.assertEqual(r.returncode, 0, r.stderr[-3000:])
+                with open(os.path.join(out, "result.json")) as f:
+                    results[trainer] = json.load(f)["comparisons"][0]["compute_saved"]
+                with open(os.path.join(out, "trial.json")) as f:
+                    trials[trainer] = json.load(f)["runs"]
+            self.assertEqual(sorted(trials["torch"]), sorted(trials["builtin"]))
+            self.assertEqual(len(trials["torch"]), 8)
+            for run, record in trials["builtin"].items():
+                a = record["curve"][0]["eval_bpb"]
+                b = trials["torch"][run]["curve"][0]["eval_bpb"]
+                self.assertLess(abs(a - b), STEP0_TOLERANCE, (run, a, b))
+            for mine, other in (("builtin", "torch"), ("torch", "builtin")):
+                lo, hi = results[other]["ci95_gross"]
+                saved = results[mine]["gross"]
+                print("%s: gross %s, 95%% %s .. %s" % (mine, saved, *results[mine]["ci95_gross"]),
+                      file=sys.stderr)
+                self.assertIsNotNone(saved, mine)
+                self.assertTrue(lo is None or lo <= saved, (mine, saved, other, lo, hi))
+                self.assertTrue(hi is None or saved <= hi, (mine, saved, other, lo, hi))
         finally:
             shutil.rmtree(folder, ignore_errors=True)
 
