@@ -193,6 +193,7 @@ class Run:
         self.step, self.curve, self.prior_seconds, self.resumed = 0, [], 0.0, False
         self.last_saved, self.pending, self.last_loss = -1, [], float("nan")
         self.seconds, self.eval_seconds, self.first_step = 0.0, 0.0, 0
+        self.warmup_seconds = 0.0
 
     def autocast(self):
         if self.cuda:
@@ -365,15 +366,25 @@ class Run:
                 self.eval_seconds += started - now
             if self.step >= a.steps:
                 break
-            self.train_step()
+            if self.step == self.first_step:  # compilation and warm-up: timed apart
+                warmup = time.perf_counter()
+                self.train_step()
+                self.sync()
+                self.warmup_seconds = time.perf_counter() - warmup
+            else:
+                self.train_step()
         self.check_pending()
         self.sync()
         self.seconds += time.perf_counter() - started
         self.save_checkpoint()
 
     def step_rate(self):
-        """Training tokens per second of this invocation's steps (evals excluded)."""
-        return (self.step - self.first_step) * self.B * self.T / max(self.seconds, 1e-9)
+        """Training tokens per second of this invocation's steps after its first (evals, and the
+        first step's compilation and warm-up, excluded); None before two steps."""
+        steps = self.step - self.first_step - 1
+        if steps < 1:
+            return None
+        return steps * self.B * self.T / max(self.seconds - self.warmup_seconds, 1e-9)
 
     def eval_and_save(self):
         bpb = self.evaluate()
@@ -383,9 +394,10 @@ class Run:
                            "eval_bpb": bpb})
         self.write_curve()
         self.save_checkpoint()
-        self.print("step %d/%d  eval %.4f bpb  train loss %s  %.0f tok/s" % (
+        rate = self.step_rate()
+        self.print("step %d/%d  eval %.4f bpb  train loss %s  %s tok/s" % (
             self.step, self.a.steps, bpb, "-" if math.isnan(self.last_loss) else
-            "%.4f" % self.last_loss, self.step_rate()))
+            "%.4f" % self.last_loss, "-" if rate is None else "%.0f" % rate))
 
     def report(self):
         """run.json (doc/trainers.md) and the closing line on stderr. tokens_per_second is the
@@ -395,7 +407,7 @@ class Run:
         tokens_per_step = a.batch * a.context
         per_token = engine.flops_per_token(a.layers, a.d_model, a.context)
         seconds = self.train_seconds()
-        step_rate = self.step_rate() if self.step > self.first_step else None
+        step_rate = self.step_rate()
         out = {"params": engine.param_count(a.layers, a.d_model, a.context),
                "flops_per_step": per_token * tokens_per_step, "tokens_per_step": tokens_per_step,
                "device": a.device, "dtype": "bfloat16" if self.cuda else "float32",
@@ -403,6 +415,7 @@ class Run:
                "compiled": self.compiled, "train_seconds": seconds,
                "tokens_per_second": self.step * tokens_per_step / seconds if seconds else 0.0,
                "step_seconds": self.seconds, "eval_seconds": self.eval_seconds,
+               "first_step_seconds": self.warmup_seconds,
                "step_tokens_per_second": step_rate, "steps": self.step,
                "resumed": self.resumed, "threads": torch.get_num_threads(),
                "model": {"layers": a.layers, "d_model": a.d_model, "heads": a.heads,
