@@ -470,5 +470,13 @@ class TrialAgreementTest(unittest.TestCase):
             shutil.rmtree(folder, ignore_errors=True)
 
 
+def preflight_has_trainers():
+    r = subprocess.run([PREFLIGHT, "trial", "--help"], capture_output=True, text=True)
+    return "--trainer" in r.stdout + r.stderr
+
+
 if __name__ == "__main__":
+    if sys.argv[1:] == ["TrialAgreementTest"] and not preflight_has_trainers():
+        print("skipped: %s has no --trainer yet (the trainer side of issue 23)" % PREFLIGHT)
+        sys.exit(77)
     unittest.main()
