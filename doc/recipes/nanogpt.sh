@@ -16,7 +16,8 @@ D="$PREFLIGHT_RUN_DIR/data"
 mkdir -p "$D"
 ln -sf "$PREFLIGHT_TRAIN_BIN" "$D/train.bin"
 ln -sf "$PREFLIGHT_EVAL_BIN" "$D/val.bin"
-"$PY" -c 'import pickle, sys; pickle.dump({"vocab_size": 257}, open(sys.argv[1], "wb"))' "$D/meta.pkl"
+"$PY" -c 'import pickle, sys; pickle.dump({"vocab_size": 257}, open(sys.argv[1], "wb"))' \
+  "$D/meta.pkl"
 cd "$NANOGPT"  # its train.py reads configurator.py from the working directory
 # run.json: the parameter count of the model nanoGPT builds (FLOPs per step = 6 N x tokens).
 "$PY" -c 'import json, os
