@@ -211,6 +211,18 @@ Result<RunResult> CmdTrainer::Collect(const RunRequest& r) const {
   return out;
 }
 
+std::optional<EvalPoint> CmdTrainer::LatestPoint(const RunRequest& r) const {
+  auto format = ParseCurveFormat(spec_.curve_format);
+  auto columns = ParseCurveColumns(spec_.curve_columns);
+  if (!format.ok() || !columns.ok() || !PathExists(CurvePath(r))) return std::nullopt;
+  auto raw = ReadRawCurve(CurvePath(r), *format, *columns);
+  if (!raw.ok()) return std::nullopt;
+  auto curve = ToEvalCurve(
+      *raw, {static_cast<int64_t>(r.eval_export.tokens), spec_.eval_tokens, r.TokensPerStep()});
+  if (!curve.ok() || curve->empty()) return std::nullopt;
+  return curve->back();
+}
+
 std::optional<RunResult> CmdTrainer::Finished(const RunRequest& r) const {
   auto rec = ReadLaunchRecord(r.run_dir);
   if (!rec.ok() || !rec->succeeded()) return std::nullopt;

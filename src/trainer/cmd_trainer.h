@@ -14,6 +14,7 @@
 #include <string>
 
 #include "trainer/command_template.h"
+#include "trainer/curve_reader.h"
 #include "trainer/launch.h"
 #include "trainer/trainer.h"
 
@@ -36,6 +37,9 @@ class CmdTrainer : public Trainer {
 
   // The absolute path the run writes its curve to ({curve}).
   std::string CurvePath(const RunRequest& request) const;
+  // The last point of the curve the run has written so far (progress); nullopt when there is
+  // none yet or it does not read.
+  std::optional<EvalPoint> LatestPoint(const RunRequest& request) const;
 
  protected:
   // The placeholders' values for `request` (doc/trainers.md's table, in its order).

@@ -4,6 +4,8 @@
 #include <thread>
 #include <utility>
 
+#include "base/clock.h"
+
 namespace preflight::trainer {
 namespace {
 
@@ -23,6 +25,7 @@ class Executor {
       StartWhatFits();
       if (running_.empty()) break;
       if (!PollAll()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      Report();
     }
     return failure_;
   }
@@ -81,6 +84,14 @@ class Executor {
     return any;
   }
 
+  void Report() {
+    const double now = WallSeconds();
+    if (running_.empty() || !callbacks_.on_wait || now - last_report_ < 1.0) return;
+    last_report_ = now;
+    const InFlight& oldest = running_.front();
+    callbacks_.on_wait(oldest.index, now - oldest.launch.started_wall);
+  }
+
   const CmdTrainer& trainer_;
   const std::vector<RunRequest>& requests_;
   const int parallel_;
@@ -88,6 +99,7 @@ class Executor {
   std::vector<InFlight> running_;
   size_t next_ = 0;
   Status failure_;
+  double last_report_ = 0;
 };
 
 }  // namespace

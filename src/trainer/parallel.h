@@ -18,6 +18,9 @@ struct LaunchCallbacks {
   // run `index` ended with `result` (collected without a launch when its folder held a finished
   // one); a failure returned here stops further launches like a failed run.
   std::function<Status(size_t index, const RunResult& result)> on_done;
+  // About once a second while launches run: the oldest run in flight and the wall seconds since
+  // its launch (for progress; may be empty).
+  std::function<void(size_t index, double seconds)> on_wait;
 };
 
 // Runs every request, at most `parallel` at once, in order. A request whose folder already holds

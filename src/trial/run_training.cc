@@ -194,11 +194,24 @@ Status TrainLaunched(const TrialConfig& c, RunFolder& folder, const Progress& pr
   trainer::LaunchCallbacks callbacks;
   callbacks.on_start = [&](size_t i) {
     launched.insert(i);
-    if (progress) progress({stage(i), 0, c.steps, tasks[i].number, total_runs});
+    // One run at a time: its bar from the start. Several: the oldest's bar (on_wait), each
+    // run's end (on_done).
+    if (progress && c.trainer.parallel == 1) {
+      progress({stage(i), 0, c.steps, tasks[i].number, total_runs});
+    }
+  };
+  callbacks.on_wait = [&](size_t i, double seconds) {
+    const std::optional<trainer::EvalPoint> at = launcher->LatestPoint(requests[i]);
+    if (!progress || !at) return;
+    progress({stage(i), at->step, c.steps, tasks[i].number, total_runs, at->eval_bpb,
+              seconds > 0 ? static_cast<double>(at->tokens) / seconds : 0.0});
   };
   callbacks.on_done = [&](size_t i, const trainer::RunResult& result) -> Status {
     if (!launched.count(i)) ++*reused;
-    if (progress) progress({stage(i), c.steps, c.steps, tasks[i].number, total_runs});
+    if (progress) {
+      progress({stage(i), c.steps, c.steps, tasks[i].number, total_runs,
+                result.curve.back().eval_bpb, result.tokens_per_second});
+    }
     return Record(folder, tasks[i], RecordOf(tasks[i], result));
   };
   return trainer::RunLaunches(*launcher, requests, c.trainer.parallel, callbacks);

@@ -111,7 +111,7 @@ struct TrialProgress {
   std::string stage;  // "select <arm>", "train <arm> seed <s>"
   int64_t step = 0, steps = 0;
   int run = 0, runs = 0;  // 1-based run being trained, of all runs
-  double loss = 0;
+  double loss = 0;        // the builtin's training loss; a launched run's last eval (bits per byte)
   double tokens_per_second = 0;
 };
 
