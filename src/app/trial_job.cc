@@ -74,6 +74,12 @@ Result<TrialJob> RunTrialJob(const TrialRequest& request, const TrialObserver& o
   };
   std::optional<ForecastJob> forecast;
   trial::BeforeTraining before_training;
+  if (dist::Size() > 1 && !config.trainer.IsBuiltin()) {
+    return Status::InvalidArgument(
+        "--trainer " + config.trainer.kind +
+        " does not run under mpirun (each rank would launch the runs); run preflight once and "
+        "use --parallel, torchrun (--torch-launcher) or Slurm in the template");
+  }
   if (leader) {
     PF_RETURN_IF_ERROR(trial::CheckTrial(config));
     PF_RETURN_IF_ERROR(ledger::CheckAppendable(request.ledger_path));

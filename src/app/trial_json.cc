@@ -54,6 +54,37 @@ nlohmann::json ComputeJson(const trial::TrialOutcome& o) {
           {"flops_per_step", o.trial.flops_per_step}};
 }
 
+// A launched trainer's runs and how they were charged (doc/trainers.md, "What a launched run
+// costs"): compute.core_seconds_per_step then holds f in charged seconds per step.
+nlohmann::json TrainerJson(const trial::TrialOutcome& o) {
+  const trainer::TrainerSpec& t = o.config.trainer;
+  nlohmann::json runs = nlohmann::json::array();
+  for (const trial::RunRecord& r : o.runs) {
+    if (!r.launch) continue;
+    const trainer::LaunchFacts& l = *r.launch;
+    runs.push_back({{"run", trial::RunKey(r.arm, r.seed)},
+                    {"charged_seconds", l.charged_seconds},
+                    {"charged_source", l.charged_source},
+                    {"wall_seconds", l.wall_seconds},
+                    {"cpu_seconds", l.cpu_seconds},
+                    {"attempts", l.attempts},
+                    {"params", r.params},
+                    {"params_source", l.params_source},
+                    {"flops_per_step", r.flops_per_step},
+                    {"flops_source", l.flops_source},
+                    {"tokens_per_step", r.tokens_per_step},
+                    {"tokens_source", l.tokens_source}});
+  }
+  nlohmann::json j = t.ToJson();
+  j["net_rule"] =
+      "f = median over runs of charged seconds / steps (a run's charged seconds: the launch's "
+      "measured wall seconds, or run.json's train_seconds when smaller); selection core-seconds "
+      "charged 1:1 against those seconds";
+  j["step_seconds"] = o.core_seconds_per_step;
+  j["runs"] = runs;
+  return j;
+}
+
 }  // namespace
 
 nlohmann::json ForecastUnderTestJson(const TrialJob& job) {
@@ -102,6 +133,7 @@ nlohmann::json TrialResultJson(const TrialJob& job) {
   res["model"] = train::ModelToJson(o.config.model_name, o.config.model);
   res["model"]["params"] = o.params;
   if (!o.schedule) res["forecast"] = ForecastUnderTestJson(job);
+  if (!o.config.trainer.IsBuiltin()) res["trainer"] = TrainerJson(o);
   // The run folder, absolute, so that `ledger report` can link report.html while it exists.
   std::error_code ec;
   const std::filesystem::path out_dir = std::filesystem::absolute(o.out_dir, ec);
@@ -132,6 +164,7 @@ nlohmann::json TrialJson(const TrialJob& job) {
     doc["t_curated"] = r["t_curated"];
     doc["forecast"] = r["forecast"];
   }
+  if (r.contains("trainer")) doc["trainer"] = r["trainer"];
   return doc;
 }
 

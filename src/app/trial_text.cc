@@ -158,6 +158,12 @@ Status WriteTrialReport(const TrialJob& job) {
                   {"pool", PoolName(c)},
                   {"target (select)", c.target_select},
                   {"target (eval, held out)", c.target_eval}};
+    if (!c.trainer.IsBuiltin()) {
+      data.facts.push_back(
+          {"trainer", c.trainer.kind + " (launched per run; the net charges selection "
+                                       "core-seconds 1:1 against each run's charged seconds per "
+                                       "step: doc/trainers.md)"});
+    }
     data.forecast = ForecastTestedOf(job);
     PF_ASSIGN_OR_RETURN(data.selection, SelectionOf(job));
   }

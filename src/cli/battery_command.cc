@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "cli/model_flags.h"
+#include "cli/trial_flags.h"
 #include "cli/trial_observer.h"
 #include "ledger/ledger.h"
 
@@ -24,7 +25,8 @@ int RunBattery(int argc, char** argv) {
            "calibration fitted on the others), and the value of the forecast in core-seconds.\n"
            "Resumable: rerun the same command (finished trials are reused; forecasts rerun).\n\n"
            "Example:\n  preflight battery --spec data/brown/battery.json --out runs/battery "
-           "--model tiny --steps 300");
+           "--model tiny --steps 300\n\n" +
+               std::string(kTrainerHelp));
   app::BatteryRequest r;
   r.ledger_path = ledger::DefaultLedgerPath();
   trial::TrialConfig& base = r.base;
@@ -47,6 +49,7 @@ int RunBattery(int argc, char** argv) {
   app.add_option("--eval-windows", base.eval_max_windows, "eval windows")->capture_default_str();
   app.add_option("--lr", base.lr, "peak learning rate")->capture_default_str();
   app.add_option("--threads", base.threads, "threads")->capture_default_str();
+  AddTrainerFlags(app, base.trainer);
   app.add_option("--ledger", r.ledger_path, "receipt ledger")->capture_default_str();
   app.add_flag("--json", json, "print one JSON document on stdout");
   app.add_flag("--quiet", quiet, "no progress on stderr");

@@ -20,5 +20,6 @@ int RunCost(int argc, char** argv);
 int RunPlan(int argc, char** argv);
 int RunFit(int argc, char** argv);
 int RunMemory(int argc, char** argv);
+int RunScore(int argc, char** argv);
 
 }  // namespace preflight::cli

@@ -26,6 +26,7 @@ struct LadderFlags {
 void AddFlags(CLI::App& app, LadderFlags& f) {
   f.request.ledger_path = ledger::DefaultLedgerPath();
   AddTrialDataFlags(app, f.request.base);
+  AddTrainerFlags(app, f.request.base.trainer);
   app.add_option("--rungs", f.rungs,
                  "MODEL:STEPS per rung, at least 3, in increasing compute, e.g. "
                  "tiny:150,tiny:300,tiny:600");
@@ -70,6 +71,12 @@ Status Resolve(LadderFlags& f) {
     return Status::InvalidArgument("give --rungs MODEL:STEPS,... or --budget DURATION (one)");
   }
   if (f.project_to != 0) f.request.project_to = f.project_to;
+  if (!f.budget.empty() && !f.request.base.trainer.IsBuiltin()) {
+    return Status::InvalidArgument(
+        "--budget times the builtin engine on this machine; with "
+        "--trainer " +
+        f.request.base.trainer.kind + " give --rungs");
+  }
   if (!f.budget.empty()) return PlanRungs(f);
   PF_ASSIGN_OR_RETURN(std::vector<app::RungSpec> specs, app::ParseRungs(f.rungs));
   for (const app::RungSpec& spec : specs) {
@@ -110,7 +117,8 @@ int RunLadder(int argc, char** argv) {
       "Example:\n  preflight ladder --pool data/brown/pools/cj.jsonl \\\n"
       "      --target-select data/brown/targets/cj.select.jsonl \\\n"
       "      --target-eval data/brown/targets/cj.eval.jsonl --selector dsir \\\n"
-      "      --rungs tiny:150,tiny:300,tiny:600 --project-to 1e18 --out runs/cj-ladder");
+      "      --rungs tiny:150,tiny:300,tiny:600 --project-to 1e18 --out runs/cj-ladder\n\n" +
+          std::string(kTrainerHelp));
   LadderFlags f;
   AddFlags(app, f);
   if (int code = Parse(app, argc, argv); code >= 0) return code;

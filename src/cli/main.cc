@@ -32,6 +32,8 @@ constexpr Command kCommands[] = {
     {"battery", preflight::cli::RunBattery, "forecast + trial for every target of a battery"},
     {"ladder", preflight::cli::RunLadder,
      "the same trial at >= 3 rungs of compute: does the saving grow, hold or shrink?"},
+    {"score", preflight::cli::RunScore,
+     "compute saved from runs made elsewhere (curves of both arms, any trainer)"},
     {"train", preflight::cli::RunTrain, "train a small byte-level GPT on a JSONL file"},
     {"cost", preflight::cli::RunCost, "dollars for GPUs x hours x price, with components"},
     {"plan", preflight::cli::RunPlan, "compute-optimal and inference-aware model sizing"},

@@ -3,7 +3,7 @@
 namespace preflight::cli {
 
 void ModelFlags::Add(CLI::App& app) {
-  app.add_option("--model", name, "tiny | small | medium")->capture_default_str();
+  app.add_option("--model", name, "tiny | small | medium | 10m | 40m")->capture_default_str();
   AddShapeOverrides(app);
 }
 

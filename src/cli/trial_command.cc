@@ -31,6 +31,7 @@ struct TrialFlags {
 void AddFlags(CLI::App& app, TrialFlags& f) {
   trial::TrialConfig& c = f.config;
   AddTrialDataFlags(app, c);
+  AddTrainerFlags(app, c.trainer);
   app.add_option("--baseline", c.baseline, "'first': add the first quarter as a third arm");
   f.model.Add(app);
   app.add_option("--steps", c.steps, "training steps per run (S)")->capture_default_str();
@@ -54,6 +55,11 @@ void AddFlags(CLI::App& app, TrialFlags& f) {
 // --budget: the model and steps from a plan (app/budget_plan.h), printed before training.
 Status ApplyBudget(const CLI::App& app, TrialFlags& f) {
   trial::TrialConfig& c = f.config;
+  if (!c.trainer.IsBuiltin()) {
+    return Status::InvalidArgument(
+        "--budget times the builtin engine on this machine; with --trainer " + c.trainer.kind +
+        " give --model and --steps");
+  }
   if (app.count("--model") || app.count("--steps")) {
     return Status::InvalidArgument("--budget picks the model and steps: drop --model and --steps");
   }
@@ -126,12 +132,13 @@ int RunTrial(int argc, char** argv) {
       "      --target-select data/brown/targets/cj.select.jsonl \\\n"
       "      --target-eval data/brown/targets/cj.eval.jsonl --model small --steps 300 \\\n"
       "      --sweep 'freeze:blocks=0-1@0.5,0.7,0.9' \\\n"
-      "      --arm-b 'freeze:blocks=0-1@adaptive:threshold=0.02' --out runs/cj-freeze");
+      "      --arm-b 'freeze:blocks=0-1@adaptive:threshold=0.02' --out runs/cj-freeze\n\n" +
+          std::string(kTrainerHelp));
   TrialFlags f;
   AddFlags(app, f);
   if (int code = Parse(app, argc, argv); code >= 0) return code;
   if (Status st = Resolve(app, f); !st.ok()) return Fail("trial", st);
-  if (!f.quiet && f.budget.empty()) {
+  if (!f.quiet && f.budget.empty() && f.config.trainer.IsBuiltin()) {
     if (Status st = PrintTrialEstimate(f.config, "trial"); !st.ok()) return Fail("trial", st);
   }
   TrialProgressBar bar(f.quiet);

@@ -27,6 +27,49 @@ void AddTrialDataFlags(CLI::App& app, trial::TrialConfig& c) {
   app.add_option("--threads", c.threads, "threads")->capture_default_str();
 }
 
+const char kTrainerHelp[] =
+    "Trainers (doc/trainers.md): --trainer builtin (the default) trains in this process;\n"
+    "--trainer torch launches the project's PyTorch trainer per run (--device cuda on a GPU,\n"
+    "--torch-launcher 'torchrun --standalone --nproc_per_node 8' for several);\n"
+    "--trainer cmd --trainer-cmd 'TEMPLATE' launches any command per run through /bin/sh, in\n"
+    "the run's folder, with {placeholders} filled in (single-quoted) and exported as\n"
+    "PREFLIGHT_<NAME>: {arm} {seed} {run_dir} {train_bin} {train_jsonl} {train_llmc} {eval_bin}\n"
+    "{eval_jsonl} {eval_llmc} {steps} {tokens_per_step} {eval_every} {eval_bytes} {curve} ...\n"
+    "The run writes its curve to {curve} (jsonl: {\"step\",\"tokens\",\"eval_bpb\"} per eval, or\n"
+    "--curve-format csv|llmc|hf|nanogpt); --parallel N runs N at a time. Example:\n"
+    "  --trainer cmd --parallel 2 --trainer-cmd 'python3 my_train.py --data {train_bin} \\\n"
+    "      --eval {eval_bin} --steps {steps} --eval-every {eval_every} --seed {seed} \\\n"
+    "      --curve {curve}'\n";
+
+void AddTrainerFlags(CLI::App& app, trainer::TrainerSpec& t) {
+  app.add_option("--trainer", t.kind, "builtin | torch | cmd (doc/trainers.md)")
+      ->capture_default_str();
+  app.add_option("--trainer-cmd", t.command,
+                 "cmd: the command launched per run, with {placeholders}, e.g. 'python3 train.py "
+                 "--data {train_bin} --eval {eval_bin} --steps {steps} --curve {curve}'");
+  app.add_option("--parallel", t.parallel, "torch, cmd: runs launched at a time")
+      ->capture_default_str();
+  app.add_option("--device", t.device, "cpu | cuda: {device}; where torch trains")
+      ->capture_default_str();
+  app.add_option("--torch-launcher", t.launcher,
+                 "torch: what starts the script, e.g. 'torchrun --standalone --nproc_per_node 8'")
+      ->capture_default_str();
+  app.add_option("--curve-format", t.curve_format,
+                 "auto | jsonl | csv | llmc | hf | nanogpt: how a run's curve is read back")
+      ->capture_default_str();
+  app.add_option("--curve-file", t.curve_file,
+                 "where a run writes its curve, relative to its folder (default by format: "
+                 "curve.jsonl, metrics.csv, main.log, trainer_state.json, stdout.log)");
+  app.add_option("--curve-columns", t.curve_columns,
+                 "csv: step=COL,loss=COL[,tokens=COL] (loss in nats per token; or bpb=COL)");
+  app.add_option("--eval-tokens", t.eval_tokens,
+                 "the eval set's length in the trainer's tokens, to turn its loss per token into "
+                 "bits per byte (default: its byte tokens)");
+  app.add_option("--params", t.params, "the trainer's parameters, when its run.json omits them");
+  app.add_option("--flops-per-step", t.flops_per_step,
+                 "the trainer's FLOPs per step, when its run.json omits them");
+}
+
 Result<std::vector<app::PlanCandidate>> MeasureBudgetCandidates(const ModelFlags& shape,
                                                                 int threads) {
   return app::MeasureCandidates(threads, [&](const std::string& name) {

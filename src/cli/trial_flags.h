@@ -1,6 +1,7 @@
 #pragma once
-// The flags every command that runs trials shares (trial, ladder): the pool and target, the
-// selection, the seeds and the evaluation. The model and steps are each command's own.
+// The flags every command that runs trials shares (trial, ladder; battery the trainer's): the pool
+// and target, the selection, the seeds and the evaluation, and the trainer. The model and steps
+// are each command's own.
 
 #include <CLI/CLI.hpp>
 #include <vector>
@@ -14,6 +15,13 @@ namespace preflight::cli {
 // --pool, --target-select, --target-eval, --target-name, --text-field, --id-field, --selector,
 // --keep, --selection-seed, --seeds, --eval-every, --eval-windows, --lr, --threads.
 void AddTrialDataFlags(CLI::App& app, trial::TrialConfig& config);
+
+// --trainer, --trainer-cmd, --parallel, --device, --torch-launcher, --curve-format,
+// --curve-file, --curve-columns, --eval-tokens, --params, --flops-per-step (doc/trainers.md).
+void AddTrainerFlags(CLI::App& app, trainer::TrainerSpec& spec);
+
+// The paragraph of --help that teaches the trainer flags (an example template).
+extern const char kTrainerHelp[];
 
 // --budget's candidates: tiny, small and medium with `shape`'s overrides, each timed here for a
 // few steps (a few seconds in all).

@@ -14,14 +14,13 @@
 #include "base/file.h"
 #include "base/sha256.h"
 #include "base/version.h"
+#include "ledger/receipt.h"
 
 namespace preflight::ledger {
 namespace {
 
 using nlohmann::json;
 
-constexpr const char* kKinds[] = {"forecast", "selection", "trial", "battery",
-                                  "cost",     "train",     "ladder"};
 constexpr const char* kCallerFields[] = {"kind", "inputs", "config", "result", "cost"};
 constexpr const char* kFilledFields[] = {"created_at", "tool", "prev", "hash"};
 
@@ -198,10 +197,12 @@ Status ValidateCallerReceipt(const json& r) {
     if (!r.contains(field)) return Invalid(std::string("missing field '") + field + "'");
   }
   const json& kind = r["kind"];
-  if (!kind.is_string() || std::find(std::begin(kKinds), std::end(kKinds),
-                                     kind.get_ref<const std::string&>()) == std::end(kKinds)) {
-    return Invalid("'kind' must be one of forecast, selection, trial, battery, cost, train; got " +
-                   CanonicalJson(kind));
+  const std::vector<std::string>& kinds = AllKindNames();  // receipt.h: the one list
+  if (!kind.is_string() ||
+      std::find(kinds.begin(), kinds.end(), kind.get_ref<const std::string&>()) == kinds.end()) {
+    std::string names;
+    for (const std::string& k : kinds) names += (names.empty() ? "" : ", ") + k;
+    return Invalid("'kind' must be one of " + names + "; got " + CanonicalJson(kind));
   }
   const json& inputs = r["inputs"];
   if (!inputs.is_array()) return Invalid("'inputs' must be an array");

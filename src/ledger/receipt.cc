@@ -9,7 +9,7 @@ const std::vector<std::string>& AllKindNames() {
     std::vector<std::string> names;
     for (ReceiptKind k : {ReceiptKind::kSelection, ReceiptKind::kForecast, ReceiptKind::kTrial,
                           ReceiptKind::kBattery, ReceiptKind::kCost, ReceiptKind::kTrain,
-                          ReceiptKind::kLadder}) {
+                          ReceiptKind::kLadder, ReceiptKind::kScore}) {
       names.emplace_back(KindName(k));
     }
     return names;
@@ -33,6 +33,8 @@ const char* KindName(ReceiptKind kind) {
       return "train";
     case ReceiptKind::kLadder:
       return "ladder";
+    case ReceiptKind::kScore:
+      return "score";
   }
   return "unknown";
 }

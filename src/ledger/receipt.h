@@ -1,6 +1,6 @@
 #pragma once
 // Receipts, built in one place. Every job that leaves a receipt (select, forecast, trial,
-// battery, train, cost, ladder) fills a typed Receipt and appends it here; ledger.h adds the
+// battery, train, cost, ladder, score) fills a typed Receipt and appends it here; ledger.h adds the
 // time, the tool, the link and the hash. The ledger knows nothing of training: config and result
 // are the caller's JSON (the receipt's edge), inputs and cost are typed.
 
@@ -13,7 +13,8 @@
 
 namespace preflight::ledger {
 
-enum class ReceiptKind { kSelection, kForecast, kTrial, kBattery, kCost, kTrain, kLadder };
+// kScore: runs made elsewhere, scored by `preflight score` (the arms were not made by preflight).
+enum class ReceiptKind { kSelection, kForecast, kTrial, kBattery, kCost, kTrain, kLadder, kScore };
 
 // "selection", "forecast", ...: the receipt's "kind" field.
 const char* KindName(ReceiptKind kind);

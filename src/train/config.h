@@ -26,7 +26,9 @@ struct ModelConfig {
 };
 
 // "tiny" (2, 64, 2, 64, batch 16), "small" (4, 128, 4, 128, batch 32; the default pilot),
-// "medium" (6, 256, 8, 256, batch 16). Unknown names: InvalidArgument listing the known ones.
+// "medium" (6, 256, 8, 256, batch 16), "10m" (6, 384, 6, 256, batch 32) and "40m" (8, 640, 10,
+// 256, batch 32; both sized for GPU trainers, doc/trainers.md). Unknown names: InvalidArgument
+// listing the known ones.
 Result<ModelConfig> NamedModel(std::string_view name);
 std::vector<std::string> ModelNames();
 

@@ -54,6 +54,29 @@ Status CheckComputeMatched(const std::vector<RunCompute>& runs) {
       problems);
 }
 
+Status CheckSameEvalSteps(const std::vector<RunEvalSteps>& runs) {
+  if (runs.empty()) return Status::Ok();
+  const RunEvalSteps& ref = runs[0];
+  std::vector<std::string> problems;
+  for (const RunEvalSteps& run : runs) {
+    if (run.steps == ref.steps) continue;
+    size_t i = 0;
+    while (i < run.steps.size() && i < ref.steps.size() && run.steps[i] == ref.steps[i]) ++i;
+    const auto at = [&](const std::vector<int64_t>& steps) {
+      return i < steps.size() ? fmt::format("step {}", steps[i]) : std::string("its end");
+    };
+    problems.push_back(fmt::format(
+        "run '{}' has {} eval points but run '{}' has {}; eval {} is at {} in '{}' and at {} in "
+        "'{}'",
+        run.run, run.steps.size(), ref.run, ref.steps.size(), i + 1, at(run.steps), run.run,
+        at(ref.steps), ref.run));
+  }
+  return Refuse(
+      "the runs were not evaluated at the same steps, so their curves cannot be compared (every "
+      "run must evaluate at the same steps): ",
+      problems);
+}
+
 Status CheckScheduleCompute(const std::vector<ScheduleRunCompute>& runs, int64_t budget) {
   if (runs.empty()) return Status::InvalidArgument("compute check: no runs recorded");
   const ScheduleRunCompute& ref = runs[0];

@@ -24,6 +24,16 @@ struct RunCompute {
 // per step (relative tolerance 1e-9), steps and tokens per step.
 Status CheckComputeMatched(const std::vector<RunCompute>& runs);
 
+// One run's eval steps, named as in RunCompute.
+struct RunEvalSteps {
+  std::string run;
+  std::vector<int64_t> steps;
+};
+
+// Refuses (InvalidArgument naming each run that differs from the first, and where) unless every
+// run was evaluated at the same steps: the arms' curves are compared point by point.
+Status CheckSameEvalSteps(const std::vector<RunEvalSteps>& runs);
+
 // One run of a schedule trial: its model (FLOPs of a full step), tokens per step, steps trained
 // and FLOPs actually spent.
 struct ScheduleRunCompute {

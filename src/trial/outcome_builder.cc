@@ -39,12 +39,15 @@ Result<std::vector<std::vector<RunRecord>>> CollectRuns(const TrialConfig& c,
 
 // f: measured core-seconds per training step, the median over the trial's runs (robust to a run
 // slowed by other work on the machine); periodic evaluations are included: a run stopped at t_R
-// would have made them too.
+// would have made them too. A launched run (torch, cmd) is charged its charged seconds instead
+// (doc/trainers.md, "What a launched run costs"): selection core-seconds are then priced 1:1
+// against seconds of the run.
 double MedianCoreSecondsPerStep(const std::vector<std::vector<RunRecord>>& runs) {
   std::vector<double> per_step;
   for (const auto& arm : runs) {
     for (const RunRecord& r : arm) {
-      per_step.push_back(r.core_seconds / static_cast<double>(std::max<int64_t>(1, r.steps)));
+      const double seconds = r.launch ? r.launch->charged_seconds : r.core_seconds;
+      per_step.push_back(seconds / static_cast<double>(std::max<int64_t>(1, r.steps)));
     }
   }
   std::sort(per_step.begin(), per_step.end());
@@ -55,12 +58,16 @@ double MedianCoreSecondsPerStep(const std::vector<std::vector<RunRecord>>& runs)
 Status ComputeDataTrial(const TrialConfig& c, const RunFolder& folder,
                         const std::vector<std::vector<RunRecord>>& runs, TrialOutcome& out) {
   std::vector<RunCompute> compute;
+  std::vector<RunEvalSteps> evals;
   for (const auto& arm : runs) {
     for (const RunRecord& r : arm) {
-      compute.push_back({r.arm + "/seed-" + std::to_string(r.seed), r.flops_per_step, r.steps,
-                         r.tokens_per_step});
+      const std::string name = r.arm + "/seed-" + std::to_string(r.seed);
+      compute.push_back({name, r.flops_per_step, r.steps, r.tokens_per_step});
+      evals.push_back({name, {}});
+      for (const RunPoint& p : r.curve) evals.back().steps.push_back(p.step);
     }
   }
+  PF_RETURN_IF_ERROR(CheckSameEvalSteps(evals));
   PF_RETURN_IF_ERROR(CheckComputeMatched(compute));
   TrialInputs in;
   in.arms = out.arms;
@@ -143,14 +150,16 @@ std::optional<Regime> RegimeOf(const TrialConfig& c, const std::vector<ArmSpec>&
   return regime;
 }
 
-Result<ledger::InputRecord> DescribeEval(const std::string& path, const corpus::ReadOptions& read) {
+}  // namespace
+
+Result<ledger::InputRecord> DescribeInput(const std::string& path, const std::string& role,
+                                          const corpus::ReadOptions& read) {
   PF_ASSIGN_OR_RETURN(
       corpus::ScanSummary s,
       corpus::ScanDocuments({path}, read, [](int, const corpus::Record&, std::string_view) {}));
-  return ledger::InputRecord{"target_eval", path, s.inputs[0].sha256, s.docs, s.text_bytes};
+  if (s.docs == 0) return Status::InvalidArgument(path + ": no documents");
+  return ledger::InputRecord{role, path, s.inputs[0].sha256, s.docs, s.text_bytes};
 }
-
-}  // namespace
 
 Result<TrialOutcome> BuildOutcome(const TrialConfig& c, const RunFolder& folder) {
   const std::vector<ArmSpec> specs = TrialArmSpecs(c);
@@ -158,7 +167,9 @@ Result<TrialOutcome> BuildOutcome(const TrialConfig& c, const RunFolder& folder)
   TrialOutcome out;
   out.config = c;
   out.out_dir = c.out_dir;
-  out.params = train::ParamCount(c.model);
+  // A launched trainer states what it trained (run.json); the builtin trains the config's model.
+  out.params = c.trainer.IsBuiltin() || runs.empty() || runs[0].empty() ? train::ParamCount(c.model)
+                                                                        : runs[0][0].params;
   for (const auto& [name, record] : folder.manifest().arms) {
     out.data.push_back({name, "", record});
     out.core_seconds += record.selection_core_seconds;
@@ -183,7 +194,8 @@ Result<TrialOutcome> BuildOutcome(const TrialConfig& c, const RunFolder& folder)
   out.regime = RegimeOf(c, specs, folder, out.trial);
   const std::string source_arm = c.IsScheduleTrial() ? "data" : "curated";
   out.inputs = folder.manifest().arms.at(source_arm).inputs;
-  PF_ASSIGN_OR_RETURN(ledger::InputRecord eval, DescribeEval(c.target_eval, ReadOptionsOf(c)));
+  PF_ASSIGN_OR_RETURN(ledger::InputRecord eval,
+                      DescribeInput(c.target_eval, "target_eval", ReadOptionsOf(c)));
   out.inputs.push_back(eval);
   return out;
 }

@@ -17,6 +17,12 @@ corpus::ReadOptions ReadOptionsOf(const TrialConfig& config);
 // baseline, then one arm per schedule).
 std::vector<ArmSpec> TrialArmSpecs(const TrialConfig& config);
 
+// One input file's identity for a receipt (role, path, SHA-256 of its bytes, documents, text
+// bytes), from a full parse, so a bad line fails here naming file and line; InvalidArgument for
+// a file without documents.
+Result<ledger::InputRecord> DescribeInput(const std::string& path, const std::string& role,
+                                          const corpus::ReadOptions& read);
+
 // Every run of `config` must be in the folder's manifest.
 Result<TrialOutcome> BuildOutcome(const TrialConfig& config, const RunFolder& folder);
 

@@ -63,6 +63,9 @@ Result<RunPoint> PointFromJson(const JsonReader& r) {
   PF_ASSIGN_OR_RETURN(p.flops, r.Number("flops"));
   PF_ASSIGN_OR_RETURN(p.train_seconds, r.Number("train_seconds"));
   PF_ASSIGN_OR_RETURN(p.core_seconds, r.Number("core_seconds"));
+  if (r.Has("tokens")) {
+    PF_ASSIGN_OR_RETURN(p.tokens, r.Int("tokens"));
+  }
   return p;
 }
 
@@ -88,6 +91,39 @@ Status ReadRunCompute(const JsonReader& r, RunRecord& run) {
   return Status::Ok();
 }
 
+nlohmann::json LaunchJson(const trainer::LaunchFacts& l) {
+  return {{"trainer", l.trainer},
+          {"attempts", l.attempts},
+          {"exit_code", l.exit_code},
+          {"wall_seconds", l.wall_seconds},
+          {"cpu_seconds", l.cpu_seconds},
+          {"charged_seconds", l.charged_seconds},
+          {"charged_source", l.charged_source},
+          {"tokens_source", l.tokens_source},
+          {"flops_source", l.flops_source},
+          {"params_source", l.params_source},
+          {"stated", l.stated}};
+}
+
+Result<trainer::LaunchFacts> LaunchFromJson(const JsonReader& r) {
+  trainer::LaunchFacts l;
+  PF_ASSIGN_OR_RETURN(l.trainer, r.String("trainer"));
+  PF_ASSIGN_OR_RETURN(int64_t attempts, r.Int("attempts"));
+  PF_ASSIGN_OR_RETURN(int64_t exit_code, r.Int("exit_code"));
+  l.attempts = static_cast<int>(attempts);
+  l.exit_code = static_cast<int>(exit_code);
+  PF_ASSIGN_OR_RETURN(l.wall_seconds, r.Number("wall_seconds"));
+  PF_ASSIGN_OR_RETURN(l.cpu_seconds, r.Number("cpu_seconds"));
+  PF_ASSIGN_OR_RETURN(l.charged_seconds, r.Number("charged_seconds"));
+  PF_ASSIGN_OR_RETURN(l.charged_source, r.String("charged_source"));
+  PF_ASSIGN_OR_RETURN(l.tokens_source, r.String("tokens_source"));
+  PF_ASSIGN_OR_RETURN(l.flops_source, r.String("flops_source"));
+  PF_ASSIGN_OR_RETURN(l.params_source, r.String("params_source"));
+  PF_ASSIGN_OR_RETURN(JsonReader stated, r.Field("stated"));
+  l.stated = stated.node();
+  return l;
+}
+
 Result<RunRecord> RunFromReader(const JsonReader& r) {
   RunRecord run;
   PF_ASSIGN_OR_RETURN(run.arm, r.String("arm"));
@@ -101,6 +137,10 @@ Result<RunRecord> RunFromReader(const JsonReader& r) {
     run.curve.push_back(p);
   }
   PF_RETURN_IF_ERROR(ReadRunCompute(r, run));
+  if (r.Has("launch")) {
+    PF_ASSIGN_OR_RETURN(JsonReader launch, r.Field("launch"));
+    PF_ASSIGN_OR_RETURN(run.launch, LaunchFromJson(launch));
+  }
   return run;
 }
 
@@ -127,28 +167,31 @@ nlohmann::json ToJson(const RunRecord& r) {
                      {"flops", p.flops},
                      {"train_seconds", p.train_seconds},
                      {"core_seconds", p.core_seconds}});
+    if (r.launch) curve.back()["tokens"] = p.tokens;
   }
-  return {{"arm", r.arm},
-          {"seed", r.seed},
-          {"curve", curve},
-          {"flops_per_step", r.flops_per_step},
-          {"tokens_per_step", r.tokens_per_step},
-          {"steps", r.steps},
-          {"params", r.params},
-          {"core_seconds", r.core_seconds},
-          {"train_seconds", r.train_seconds},
-          {"tokens_per_second", r.tokens_per_second},
-          {"schedule", r.schedule},
-          {"flops", r.flops},
-          {"frozen_flops_per_step", r.frozen_flops_per_step},
-          {"frozen_at", r.frozen_at},
-          {"stopped_early", r.stopped_early},
-          {"train_core_seconds", r.train_core_seconds},
-          {"trigger",
-           {{"flops", r.trigger_flops},
-            {"core_seconds", r.trigger_core_seconds},
-            {"seconds", r.trigger_seconds},
-            {"checks", r.trigger_checks}}}};
+  nlohmann::json j = {{"arm", r.arm},
+                      {"seed", r.seed},
+                      {"curve", curve},
+                      {"flops_per_step", r.flops_per_step},
+                      {"tokens_per_step", r.tokens_per_step},
+                      {"steps", r.steps},
+                      {"params", r.params},
+                      {"core_seconds", r.core_seconds},
+                      {"train_seconds", r.train_seconds},
+                      {"tokens_per_second", r.tokens_per_second},
+                      {"schedule", r.schedule},
+                      {"flops", r.flops},
+                      {"frozen_flops_per_step", r.frozen_flops_per_step},
+                      {"frozen_at", r.frozen_at},
+                      {"stopped_early", r.stopped_early},
+                      {"train_core_seconds", r.train_core_seconds},
+                      {"trigger",
+                       {{"flops", r.trigger_flops},
+                        {"core_seconds", r.trigger_core_seconds},
+                        {"seconds", r.trigger_seconds},
+                        {"checks", r.trigger_checks}}}};
+  if (r.launch) j["launch"] = LaunchJson(*r.launch);
+  return j;
 }
 
 nlohmann::json ToJson(const RunFolderManifest& m) {

@@ -3,7 +3,10 @@
 //   trial.json          the manifest: version, the config (the trial's fingerprint), each arm's
 //                       data record, each finished run's record, and whether the trial is done
 //   arms/<arm>.jsonl    each arm's documents (+ .manifest.json, the selection's manifest)
-//   runs/<arm>-s<seed>/ each run's checkpoint and curve (train/trainer.h)
+//   runs/<arm>-s<seed>/ each run's checkpoint and curve (train/trainer.h); a launched trainer's
+//                       launch.json, stdout.log, stderr.log, curve and run.json (doc/trainers.md)
+//   runs/init-s<seed>.bin  the engine's initial weights for seed (--trainer torch)
+//   exports/<arm>/      the arms and T_eval ("eval") in trainers' formats (launched trainers)
 //   result.json         the result (the receipt's "result"), written by the job on top
 // trial.json is rewritten atomically after every arm and every run, so a killed trial resumes
 // from the last thing it finished. Reading it is strict: a damaged or foreign file is a
@@ -18,6 +21,7 @@
 
 #include "base/status.h"
 #include "ledger/receipt.h"
+#include "trainer/trainer.h"
 #include "trial/regime.h"
 
 namespace preflight::trial {
@@ -43,6 +47,7 @@ struct RunPoint {
   int64_t step = 0;
   double eval_bpb = 0;
   double flops = 0, train_seconds = 0, core_seconds = 0;
+  int64_t tokens = 0;  // training tokens before it (stored for launched runs only)
 };
 
 // One finished training run.
@@ -62,6 +67,9 @@ struct RunRecord {
   double train_core_seconds = 0;
   double trigger_flops = 0, trigger_core_seconds = 0, trigger_seconds = 0;
   int64_t trigger_checks = 0;
+  // A run of a launched trainer (torch, cmd): how it was measured and charged. Absent for the
+  // builtin's runs (their JSON is what it was before trainers existed).
+  std::optional<trainer::LaunchFacts> launch;
 };
 
 struct RunFolderManifest {

@@ -15,12 +15,10 @@
 #include "train/schedule.h"
 #include "train/trainer.h"
 #include "trial/outcome_builder.h"
+#include "trial/run_training.h"
 
 namespace preflight::trial {
 namespace {
-
-// A schedule trial's arms all train on one data file, made once under this name.
-constexpr char kScheduleDataArm[] = "data";
 
 std::string ScheduleDataKind(const TrialConfig& c) {
   return c.schedule_data == "curated" ? c.selector : c.schedule_data;  // or "random", "pool"
@@ -115,6 +113,13 @@ Status ValidateFlags(const TrialConfig& c) {
     return Status::InvalidArgument("--baseline must be 'first' (or absent), not '" + c.baseline +
                                    "'");
   }
+  PF_RETURN_IF_ERROR(trainer::ValidateTrainerSpec(c.trainer));
+  if (c.IsScheduleTrial() && !c.trainer.IsBuiltin()) {
+    return Status::InvalidArgument(
+        "schedule arms (--arm-b, --sweep) change the engine's training and run on --trainer "
+        "builtin only, not --trainer " +
+        c.trainer.kind);
+  }
   if (c.seeds < 1) return Status::InvalidArgument("--seeds must be at least 1");
   if (c.steps < 1) return Status::InvalidArgument("--steps must be at least 1");
   if (!(c.keep > 0 && c.keep <= 1)) {
@@ -140,16 +145,6 @@ Status CheckWritableFolder(const std::string& dir) {
     return Status::InvalidArgument(dir + ": " + probe + " is not writable; choose another --out");
   }
   return Status::Ok();
-}
-
-// One input file's identity for the receipt, from a full parse (so a bad line fails here).
-Result<ledger::InputRecord> DescribeInput(const std::string& path, const std::string& role,
-                                          const corpus::ReadOptions& read) {
-  PF_ASSIGN_OR_RETURN(
-      corpus::ScanSummary s,
-      corpus::ScanDocuments({path}, read, [](int, const corpus::Record&, std::string_view) {}));
-  if (s.docs == 0) return Status::InvalidArgument(path + ": no documents");
-  return ledger::InputRecord{role, path, s.inputs[0].sha256, s.docs, s.text_bytes};
 }
 
 }  // namespace
@@ -179,6 +174,7 @@ nlohmann::json TrialConfig::ToJson() const {
     j["schedules"] = schedules;
     j["schedule_data"] = schedule_data;
   }
+  if (!trainer.IsBuiltin()) j["trainer"] = trainer.ToJson();
   return j;
 }
 
@@ -276,11 +272,6 @@ Result<ArmRecord> PoolArm(const TrialConfig& c) {
   return a;
 }
 
-std::string DataPath(const TrialConfig& c, const RunFolder& folder, const std::string& arm) {
-  if (c.IsScheduleTrial() && c.schedule_data == "pool") return c.pool[0];
-  return folder.ArmPath(arm);
-}
-
 // Makes (or finds, from an earlier invocation) every arm's data, saving the manifest after each.
 Result<std::vector<MadeArm>> MakeArms(const TrialConfig& c, RunFolder& folder, int total_runs,
                                       const std::function<void(const TrialProgress&)>& progress) {
@@ -320,108 +311,6 @@ Status ScoreArms(const TrialConfig& c, RunFolder& folder, std::vector<MadeArm>& 
     arm.record = record;
   }
   return Status::Ok();
-}
-
-// --- Training the runs -----------------------------------------------------------------------
-
-train::TrainOptions RunOptions(const TrialConfig& c, const RunFolder& folder, const ArmSpec& arm,
-                               int seed) {
-  train::TrainOptions t;
-  t.model = c.model;
-  t.data_path = DataPath(c, folder, c.IsScheduleTrial() ? kScheduleDataArm : arm.name);
-  t.schedule = arm.schedule;
-  t.eval_path = c.target_eval;
-  t.text_field = c.text_field;
-  t.run_dir = folder.RunDir(arm.name, seed);
-  t.steps = c.steps;
-  t.seed = static_cast<uint64_t>(seed);
-  t.eval_every = c.eval_every;
-  t.eval_max_windows = c.eval_max_windows;
-  t.threads = c.threads;
-  t.lr = c.lr;
-  return t;
-}
-
-RunRecord RecordOf(const ArmSpec& arm, int seed, const train::TrainResult& r) {
-  RunRecord run;
-  run.arm = arm.name;
-  run.seed = seed;
-  for (const auto& p : r.curve) {
-    run.curve.push_back({p.step, p.eval_bpb, p.flops, p.train_seconds, p.core_seconds});
-  }
-  run.flops_per_step = r.flops_per_step;
-  run.tokens_per_step = r.tokens_per_step;
-  run.steps = r.steps;
-  run.params = r.params;
-  run.core_seconds = r.core_seconds;
-  run.train_seconds = r.train_seconds;
-  run.tokens_per_second = r.tokens_per_second;
-  run.schedule = r.schedule;
-  run.flops = r.flops;
-  run.frozen_flops_per_step = r.frozen_flops_per_step;
-  run.frozen_at = r.frozen_at;
-  run.stopped_early = r.stopped_early;
-  run.train_core_seconds = r.train_core_seconds;
-  run.trigger_flops = r.trigger_flops;
-  run.trigger_core_seconds = r.trigger_core_seconds;
-  run.trigger_seconds = r.trigger_seconds;
-  run.trigger_checks = r.trigger_checks;
-  return run;
-}
-
-struct Task {
-  ArmSpec spec;
-  int seed = 0;
-  int number = 0;  // 1-based, of all runs
-};
-
-// Runs still to train, in training order. A schedule trial goes seed by seed, every arm in turn:
-// the arms' measured times then share the machine's load (it compares wall time, not only FLOPs).
-std::vector<Task> PendingTasks(const TrialConfig& c, const RunFolderManifest& m, int* reused) {
-  std::vector<std::pair<ArmSpec, int>> order;
-  const std::vector<ArmSpec> specs = ArmSpecs(c);
-  if (c.IsScheduleTrial()) {
-    for (int seed = 1; seed <= c.seeds; ++seed)
-      for (const ArmSpec& spec : specs) order.push_back({spec, seed});
-  } else {
-    for (const ArmSpec& spec : specs)
-      for (int seed = 1; seed <= c.seeds; ++seed) order.push_back({spec, seed});
-  }
-  std::vector<Task> tasks;
-  for (size_t i = 0; i < order.size(); ++i) {
-    if (m.runs.count(RunKey(order[i].first.name, order[i].second))) {
-      ++*reused;
-    } else {
-      tasks.push_back({order[i].first, order[i].second, static_cast<int>(i) + 1});
-    }
-  }
-  return tasks;
-}
-
-Status TrainRuns(const TrialConfig& c, RunFolder& folder, RunExecutor& executor,
-                 const std::function<void(const TrialProgress&)>& progress, int* reused) {
-  const std::vector<Task> tasks = PendingTasks(c, folder.manifest(), reused);
-  const int total_runs = static_cast<int>(ArmSpecs(c).size()) * c.seeds;
-  auto train_task = [&](int i) -> Result<std::string> {
-    const Task& t = tasks[static_cast<size_t>(i)];
-    const std::string stage = "train " + t.spec.name + " seed " + std::to_string(t.seed);
-    auto r = train::Train(RunOptions(c, folder, t.spec, t.seed), [&](const train::StepInfo& s) {
-      if (progress && std::isnan(s.eval_bpb)) {
-        progress({stage, s.step, s.steps, t.number, total_runs, s.loss, s.tokens_per_second});
-      }
-    });
-    PF_RETURN_IF_ERROR(r.status());
-    return ToJson(RecordOf(t.spec, t.seed, *r)).dump();
-  };
-  auto record = [&](int i, const std::string& text) -> Status {
-    const Task& t = tasks[static_cast<size_t>(i)];
-    const std::string where = "run " + RunKey(t.spec.name, t.seed);
-    PF_ASSIGN_OR_RETURN(nlohmann::json json, ParseJson(text, where));
-    PF_ASSIGN_OR_RETURN(RunRecord run, RunRecordFromJson(json, where));
-    folder.manifest().runs[RunKey(t.spec.name, t.seed)] = std::move(run);
-    return folder.Save();
-  };
-  return executor.RunTasks(static_cast<int>(tasks.size()), train_task, record);
 }
 
 }  // namespace
@@ -537,6 +426,10 @@ Result<TrialConfig> TrialConfigFromJson(const nlohmann::json& json, const std::s
   if (r.Has("schedules")) {
     PF_ASSIGN_OR_RETURN(c.schedules, r.Strings("schedules"));
     PF_ASSIGN_OR_RETURN(c.schedule_data, r.String("schedule_data"));
+  }
+  if (r.Has("trainer")) {
+    PF_ASSIGN_OR_RETURN(JsonReader trainer, r.Field("trainer"));
+    PF_ASSIGN_OR_RETURN(c.trainer, trainer::TrainerSpecFromJson(trainer));
   }
   return c;
 }

@@ -7,13 +7,15 @@
 // being resumed holds this same trial. RunTrial then makes the arms once (the selector's
 // quarter, a random quarter of the same byte budget, optionally the first quarter; a schedule
 // trial's one data file), lets the caller look at them before any training step (the forecast
-// under test), trains `seeds` paired runs per arm with identical model, optimizer, schedule,
-// steps, batch and context, checks that the runs were compute-matched, and computes the numbers
-// (metrics.h, schedule_metrics.h). Everything is typed; the run folder's format is
-// doc/trial-format.md (run_folder.h). The job on top (app/trial_job.h) writes result.json, the
-// report and the receipt.
+// under test), has its trainer (config.trainer: the builtin engine, or a launched torch or cmd
+// trainer; run_training.h, doc/trainers.md) train `seeds` paired runs per arm with identical
+// model, optimizer, schedule, steps, batch and context, checks that the runs were compute-matched
+// and evaluated alike, and computes the numbers (metrics.h, schedule_metrics.h). Everything is
+// typed; the run folder's format is doc/trial-format.md (run_folder.h). The job on top
+// (app/trial_job.h) writes result.json, the report and the receipt.
 // Resumable: a rerun of the same config reuses finished arms and runs and resumes the
-// interrupted run from its checkpoint. Not thread-safe (training uses every thread).
+// interrupted run from its checkpoint (a launched trainer: relaunches the unfinished runs).
+// Not thread-safe (the builtin's training uses every thread).
 
 #include <cstdint>
 #include <functional>
@@ -27,6 +29,7 @@
 #include "corpus/record.h"
 #include "ledger/receipt.h"
 #include "train/config.h"
+#include "trainer/trainer_spec.h"
 #include "trial/metrics.h"
 #include "trial/regime.h"
 #include "trial/run_folder.h"
@@ -67,9 +70,14 @@ struct TrialConfig {
   // The documents' fields in every input (pool, T_sel, T_eval): --text-field, --id-field.
   std::string text_field = "text";
   std::string id_field = "id";
+  // Who trains the runs (doc/trainers.md): the builtin engine in this process by default, or a
+  // launched trainer (torch, cmd) that reads the arms' exports and writes curves back.
+  trainer::TrainerSpec trainer;
 
   bool IsScheduleTrial() const { return !schedules.empty(); }
-  nlohmann::json ToJson() const;  // Everything that defines the trial (the fingerprint).
+  // Everything that defines the trial (the fingerprint). A builtin trial's is what it was before
+  // trainers existed (old folders resume); another trainer adds "trainer" (TrainerSpec::ToJson).
+  nlohmann::json ToJson() const;
 };
 
 // The inverse of ToJson, for a run folder read back (`preflight report`).
@@ -103,7 +111,7 @@ struct TrialProgress {
   std::string stage;  // "select <arm>", "train <arm> seed <s>"
   int64_t step = 0, steps = 0;
   int run = 0, runs = 0;  // 1-based run being trained, of all runs
-  double loss = 0;
+  double loss = 0;        // the builtin's training loss; a launched run's last eval (bits per byte)
   double tokens_per_second = 0;
 };
 

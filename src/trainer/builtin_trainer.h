@@ -1,0 +1,19 @@
+#pragma once
+// `--trainer builtin` (the default and the reference): the C++ engine (train/trainer.h) in this
+// process, on the arm's JSONL file, resuming from the run folder's checkpoint.bin. Its results are
+// exactly the engine's: a trial on it gives, bit for bit, what trials gave before trainers existed.
+
+#include "trainer/trainer.h"
+
+namespace preflight::trainer {
+
+// The engine's options for `request` (the trial's fields, resolved).
+train::TrainOptions BuiltinOptions(const RunRequest& request);
+
+class BuiltinTrainer final : public Trainer {
+ public:
+  std::string kind() const override { return "builtin"; }
+  Result<RunResult> Run(const RunRequest& request, const StepCallback& on_step) override;
+};
+
+}  // namespace preflight::trainer

@@ -1,0 +1,242 @@
+#include "trial/run_training.h"
+
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "base/file.h"
+#include "base/json.h"
+#include "train/init_weights.h"
+#include "trainer/builtin_trainer.h"
+#include "trainer/cmd_trainer.h"
+#include "trainer/parallel.h"
+#include "trial/outcome_builder.h"
+
+namespace preflight::trial {
+namespace {
+
+using Progress = std::function<void(const TrialProgress&)>;
+
+std::string Absolute(const std::string& path) {
+  std::error_code ec;
+  const std::filesystem::path p = std::filesystem::absolute(path, ec);
+  return ec ? path : p.lexically_normal().string();
+}
+
+struct Task {
+  ArmSpec spec;
+  int seed = 0;
+  int number = 0;  // 1-based, of all runs
+};
+
+// Runs still to train, in training order. A schedule trial goes seed by seed, every arm in turn:
+// the arms' measured times then share the machine's load (it compares wall time, not only FLOPs).
+std::vector<Task> PendingTasks(const TrialConfig& c, const RunFolderManifest& m, int* reused) {
+  std::vector<std::pair<ArmSpec, int>> order;
+  const std::vector<ArmSpec> specs = TrialArmSpecs(c);
+  if (c.IsScheduleTrial()) {
+    for (int seed = 1; seed <= c.seeds; ++seed)
+      for (const ArmSpec& spec : specs) order.push_back({spec, seed});
+  } else {
+    for (const ArmSpec& spec : specs)
+      for (int seed = 1; seed <= c.seeds; ++seed) order.push_back({spec, seed});
+  }
+  std::vector<Task> tasks;
+  for (size_t i = 0; i < order.size(); ++i) {
+    if (m.runs.count(RunKey(order[i].first.name, order[i].second))) {
+      ++*reused;
+    } else {
+      tasks.push_back({order[i].first, order[i].second, static_cast<int>(i) + 1});
+    }
+  }
+  return tasks;
+}
+
+// The run a task asks the trainer for, every automatic value resolved as the engine resolves it.
+Result<trainer::RunRequest> RequestFor(const TrialConfig& c, const RunFolder& folder,
+                                       const Task& t) {
+  train::TrainOptions o;
+  o.model = c.model;
+  o.steps = c.steps;
+  o.eval_every = c.eval_every;
+  o.threads = c.threads;
+  o.lr = c.lr;
+  PF_ASSIGN_OR_RETURN(o, train::ResolveOptions(o));
+  trainer::RunRequest r;
+  r.arm = t.spec.name;
+  r.seed = t.seed;
+  r.run_dir = folder.RunDir(t.spec.name, t.seed);
+  r.train_path = DataPath(c, folder, c.IsScheduleTrial() ? kScheduleDataArm : t.spec.name);
+  r.eval_path = c.target_eval;
+  r.text_field = c.text_field;
+  r.schedule = t.spec.schedule;
+  r.model_name = c.model_name;
+  r.model = c.model;
+  r.steps = c.steps;
+  r.eval_every = o.eval_every;
+  r.eval_windows = c.eval_max_windows;
+  r.warmup_steps = o.warmup_steps;
+  r.lr = c.lr;
+  r.min_lr_ratio = o.min_lr_ratio;
+  r.threads = o.threads;
+  return r;
+}
+
+RunRecord RecordOf(const Task& t, const trainer::RunResult& r) {
+  RunRecord run;
+  run.arm = t.spec.name;
+  run.seed = t.seed;
+  for (const trainer::CurvePoint& p : r.curve) {
+    run.curve.push_back({p.step, p.eval_bpb, p.flops, p.train_seconds, p.core_seconds, p.tokens});
+  }
+  run.flops_per_step = r.flops_per_step;
+  run.tokens_per_step = r.tokens_per_step;
+  run.steps = r.steps;
+  run.params = r.params;
+  run.core_seconds = r.core_seconds;
+  run.train_seconds = r.train_seconds;
+  run.tokens_per_second = r.tokens_per_second;
+  run.schedule = r.facts.schedule;
+  run.flops = r.facts.flops;
+  run.frozen_flops_per_step = r.facts.frozen_flops_per_step;
+  run.frozen_at = r.facts.frozen_at;
+  run.stopped_early = r.facts.stopped_early;
+  run.train_core_seconds = r.facts.train_core_seconds;
+  run.trigger_flops = r.facts.trigger_flops;
+  run.trigger_core_seconds = r.facts.trigger_core_seconds;
+  run.trigger_seconds = r.facts.trigger_seconds;
+  run.trigger_checks = r.facts.trigger_checks;
+  run.launch = r.launch;
+  return run;
+}
+
+Status Record(RunFolder& folder, const Task& t, RunRecord run) {
+  folder.manifest().runs[RunKey(t.spec.name, t.seed)] = std::move(run);
+  return folder.Save();
+}
+
+// The builtin: one run after another in this process, or over MPI ranks (the executor's).
+Status TrainInProcess(const TrialConfig& c, RunFolder& folder, RunExecutor& executor,
+                      const Progress& progress, const std::vector<Task>& tasks, int total_runs) {
+  trainer::BuiltinTrainer engine;
+  auto train_task = [&](int i) -> Result<std::string> {
+    const Task& t = tasks[static_cast<size_t>(i)];
+    const std::string stage = "train " + t.spec.name + " seed " + std::to_string(t.seed);
+    PF_ASSIGN_OR_RETURN(trainer::RunRequest request, RequestFor(c, folder, t));
+    auto r = engine.Run(request, [&](const train::StepInfo& s) {
+      if (progress && std::isnan(s.eval_bpb)) {
+        progress({stage, s.step, s.steps, t.number, total_runs, s.loss, s.tokens_per_second});
+      }
+    });
+    PF_RETURN_IF_ERROR(r.status());
+    return ToJson(RecordOf(t, *r)).dump();
+  };
+  auto record = [&](int i, const std::string& text) -> Status {
+    const Task& t = tasks[static_cast<size_t>(i)];
+    const std::string where = "run " + RunKey(t.spec.name, t.seed);
+    PF_ASSIGN_OR_RETURN(nlohmann::json json, ParseJson(text, where));
+    PF_ASSIGN_OR_RETURN(RunRecord run, RunRecordFromJson(json, where));
+    return Record(folder, t, std::move(run));
+  };
+  return executor.RunTasks(static_cast<int>(tasks.size()), train_task, record);
+}
+
+// What launched trainers read, made once per trial: every data arm's export and T_eval's, and for
+// torch the engine's initial weights of every seed.
+struct LaunchInputs {
+  std::map<std::string, trainer::ArmExport> arms;
+  trainer::ArmExport eval;
+};
+
+Result<LaunchInputs> PrepareLaunchInputs(const TrialConfig& c, const RunFolder& folder,
+                                         const Progress& progress, int total_runs) {
+  LaunchInputs in;
+  const std::string exports = JoinPath(Absolute(c.out_dir), "exports");
+  for (const ArmSpec& spec : TrialArmSpecs(c)) {
+    if (progress) progress({"export " + spec.name, 0, 0, 0, total_runs});
+    PF_ASSIGN_OR_RETURN(in.arms[spec.name],
+                        trainer::ExportArm(Absolute(DataPath(c, folder, spec.name)), c.text_field,
+                                           JoinPath(exports, spec.name)));
+  }
+  if (progress) progress({"export eval (T_eval)", 0, 0, 0, total_runs});
+  PF_ASSIGN_OR_RETURN(in.eval, trainer::ExportArm(Absolute(c.target_eval), c.text_field,
+                                                  JoinPath(exports, "eval")));
+  if (c.trainer.kind == "torch") {
+    for (int seed = 1; seed <= c.seeds; ++seed) {
+      PF_RETURN_IF_ERROR(
+          train::WriteInitialWeights(c.model, static_cast<uint64_t>(seed), InitPath(c, seed)));
+    }
+  }
+  return in;
+}
+
+// A launched trainer: the exports, then the runs, --parallel at a time.
+Status TrainLaunched(const TrialConfig& c, RunFolder& folder, const Progress& progress,
+                     const std::vector<Task>& tasks, int total_runs, int* reused) {
+  PF_ASSIGN_OR_RETURN(std::unique_ptr<trainer::CmdTrainer> launcher,
+                      trainer::MakeLaunchedTrainer(c.trainer));
+  PF_ASSIGN_OR_RETURN(LaunchInputs inputs, PrepareLaunchInputs(c, folder, progress, total_runs));
+  std::vector<trainer::RunRequest> requests;
+  for (const Task& t : tasks) {
+    PF_ASSIGN_OR_RETURN(trainer::RunRequest r, RequestFor(c, folder, t));
+    r.run_dir = Absolute(r.run_dir);
+    r.train_export = inputs.arms.at(t.spec.name);
+    r.eval_export = inputs.eval;
+    if (c.trainer.kind == "torch") r.init_path = InitPath(c, t.seed);
+    requests.push_back(std::move(r));
+  }
+  std::set<size_t> launched;
+  auto stage = [&](size_t i) {
+    return "train " + tasks[i].spec.name + " seed " + std::to_string(tasks[i].seed) + " (" +
+           c.trainer.kind + ")";
+  };
+  trainer::LaunchCallbacks callbacks;
+  callbacks.on_start = [&](size_t i) {
+    launched.insert(i);
+    // One run at a time: its bar from the start. Several: the oldest's bar (on_wait), each
+    // run's end (on_done).
+    if (progress && c.trainer.parallel == 1) {
+      progress({stage(i), 0, c.steps, tasks[i].number, total_runs});
+    }
+  };
+  callbacks.on_wait = [&](size_t i, double seconds) {
+    const std::optional<trainer::EvalPoint> at = launcher->LatestPoint(requests[i]);
+    if (!progress || !at) return;
+    progress({stage(i), at->step, c.steps, tasks[i].number, total_runs, at->eval_bpb,
+              seconds > 0 ? static_cast<double>(at->tokens) / seconds : 0.0});
+  };
+  callbacks.on_done = [&](size_t i, const trainer::RunResult& result) -> Status {
+    if (!launched.count(i)) ++*reused;
+    if (progress) {
+      progress({stage(i), c.steps, c.steps, tasks[i].number, total_runs,
+                result.curve.back().eval_bpb, result.tokens_per_second});
+    }
+    return Record(folder, tasks[i], RecordOf(tasks[i], result));
+  };
+  return trainer::RunLaunches(*launcher, requests, c.trainer.parallel, callbacks);
+}
+
+}  // namespace
+
+std::string DataPath(const TrialConfig& c, const RunFolder& folder, const std::string& arm) {
+  if (c.IsScheduleTrial() && c.schedule_data == "pool") return c.pool[0];
+  return folder.ArmPath(arm);
+}
+
+std::string InitPath(const TrialConfig& c, int seed) {
+  return JoinPath(Absolute(c.out_dir), "runs/init-s" + std::to_string(seed) + ".bin");
+}
+
+Status TrainRuns(const TrialConfig& c, RunFolder& folder, RunExecutor& executor,
+                 const Progress& progress, int* reused) {
+  const std::vector<Task> tasks = PendingTasks(c, folder.manifest(), reused);
+  const int total_runs = static_cast<int>(TrialArmSpecs(c).size()) * c.seeds;
+  if (c.trainer.IsBuiltin()) {
+    return TrainInProcess(c, folder, executor, progress, tasks, total_runs);
+  }
+  if (tasks.empty()) return Status::Ok();
+  return TrainLaunched(c, folder, progress, tasks, total_runs, reused);
+}
+
+}  // namespace preflight::trial
