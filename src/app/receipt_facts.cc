@@ -84,6 +84,20 @@ std::string LadderFacts(const json& r) {
   return out;
 }
 
+// "made elsewhere: gross 25.2% (95% 21.8% to 28.9%), net not stated; 2 runs per arm".
+std::string ScoreFacts(const json& r) {
+  std::string out = "made elsewhere: gross " + Percent(At(r, {"compute_saved", "gross"}));
+  const json& ci = At(r, {"compute_saved", "ci95_gross"});
+  if (ci.is_array() && ci.size() == 2) {
+    out += " (95% " + Percent(ci[0]) + " to " + Percent(ci[1]) + ")";
+  }
+  out += At(r, {"net_stated"}) == true ? ", net " + Percent(At(r, {"compute_saved", "net"}))
+                                       : ", net not stated";
+  const json& per_seed = At(r, {"compute_saved", "per_seed"});
+  if (per_seed.is_array()) out += fmt::format("; {} runs per arm", per_seed.size());
+  return out;
+}
+
 }  // namespace
 
 std::string ReceiptFacts(const json& receipt) {
@@ -93,6 +107,7 @@ std::string ReceiptFacts(const json& receipt) {
   if (kind == "forecast") return ForecastFacts(r);
   if (kind == "battery") return BatteryFacts(r);
   if (kind == "ladder") return LadderFacts(r);
+  if (kind == "score") return ScoreFacts(r);
   if (kind == "selection") {
     return fmt::format("{} kept {} of {} docs, {} of {} bytes",
                        Text(At(receipt, {"config", "selector"})), Text(At(r, {"kept_docs"})),

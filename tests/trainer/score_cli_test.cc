@@ -69,6 +69,8 @@ TEST(ScoreCli, TheCurvesOfATrialGiveTheTrialsNumbers) {
   EXPECT_NE(page.find(got["receipt"].get<std::string>()), std::string::npos);
   auto show = RunCli("ledger show --kind score --ledger " + dir + "/ledger.jsonl");
   EXPECT_EQ(show.exit_code, 0) << show.err;
+  EXPECT_NE(show.out.find("score"), std::string::npos) << show.out;
+  EXPECT_NE(show.out.find("made elsewhere: gross"), std::string::npos) << show.out;
   EXPECT_EQ(RunCli("ledger verify --ledger " + dir + "/ledger.jsonl").exit_code, 0);
 
   // No cost stated: the gross alone; the net is not reported.
