@@ -12,6 +12,8 @@ unit, domain), the pools and the targets' select/eval files, and battery.json fo
   python3 scripts/calibration_battery.py --out DIR --root FIXTURE/root --npm FIXTURE/npm \
       --pool-corpus-bytes 3000 --side-bytes 2000 --max-doc-bytes 200      (the test's fixture)
   python3 scripts/calibration_battery.py --plan      (the target plan as JSON; reads nothing)
+  python3 scripts/calibration_battery.py --by-kind CALIBRATE.json --spec DIR/battery.json
+      (`preflight forecast --calibrate --json`'s leave-one-corpus-out figures by kind)
 """
 
 import argparse
@@ -873,6 +875,63 @@ def build(src, out_dir, cfg, log):
     return spec
 
 
+# --------------------------------------------------------------------------------------------
+# The figures by kind: `preflight forecast --calibrate --json`'s leave-one-corpus-out rows joined
+# to the spec's kinds.
+
+def target_of(row_name):
+    """The spec's target name in a row's name ("calibration:py-asyncio (label)")."""
+    name = row_name.split(":", 1)[1] if ":" in row_name else row_name
+    return name.split(" (", 1)[0]
+
+
+def by_kind(spec, held_out):
+    """Per kind: targets, how many did not pay (net <= 0 or never caught up), and of those how
+    many the held-out forecast caught (random), abstained on, missed (curate); and of those that
+    paid, how many it curated."""
+    kinds = {t["name"]: t["kind"] for t in spec["targets"]}
+    out = {}
+    for row in held_out["rows"]:
+        kind = kinds.get(target_of(row["target"]), "unknown")
+        k = out.setdefault(kind, {"targets": 0, "did_not_pay": 0, "caught": 0, "abstained": 0,
+                                  "missed": 0, "paid_curated": 0, "never_caught_up": 0})
+        k["targets"] += 1
+        paid = row["net"] is not None and row["net"] > 0
+        k["never_caught_up"] += row["net"] is None
+        if paid:
+            k["paid_curated"] += row["verdict"] == "curate"
+            continue
+        k["did_not_pay"] += 1
+        k[{"random": "caught", "curate": "missed"}.get(row["verdict"], "abstained")] += 1
+    return out
+
+
+def print_by_kind(spec_path, calibrate_json):
+    with open(spec_path, encoding="utf-8") as f:
+        spec = json.load(f)
+    with open(calibrate_json, encoding="utf-8") as f:
+        doc = json.load(f)
+    table = by_kind(spec, doc["held_out"])
+    print("| kind | targets | did not pay (never caught up) | caught (random) | abstained | "
+          "missed (curate) | paid and curated |")
+    print("|---|---|---|---|---|---|---|")
+    total = {}
+    for kind in KINDS + ("unknown",):
+        if kind not in table:
+            continue
+        k = table[kind]
+        for key, value in k.items():
+            total[key] = total.get(key, 0) + value
+        print("| %s | %d | %d (%d) | %d | %d | %d | %d of %d |" % (
+            kind, k["targets"], k["did_not_pay"], k["never_caught_up"], k["caught"],
+            k["abstained"], k["missed"], k["paid_curated"], k["targets"] - k["did_not_pay"]))
+    print("| all | %d | %d (%d) | %d | %d | %d | %d of %d |" % (
+        total["targets"], total["did_not_pay"], total["never_caught_up"], total["caught"],
+        total["abstained"], total["missed"], total["paid_curated"],
+        total["targets"] - total["did_not_pay"]))
+    return 0
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", help="output folder")
@@ -881,6 +940,10 @@ def main(argv):
     ap.add_argument("--root", help="read Debian files under this folder instead of via dpkg "
                                    "(the test's fixture)")
     ap.add_argument("--plan", action="store_true", help="print the target plan and exit")
+    ap.add_argument("--by-kind", metavar="CALIBRATE_JSON",
+                    help="print the leave-one-corpus-out figures of `preflight forecast "
+                         "--calibrate --json` by kind (with --spec) and exit")
+    ap.add_argument("--spec", help="the battery.json the calibration's trials ran (--by-kind)")
     for key, value in DEFAULTS.items():
         ap.add_argument("--" + key.replace("_", "-"), type=type(value), default=value)
     args = ap.parse_args(argv)
@@ -888,6 +951,10 @@ def main(argv):
         json.dump({"summary": plan_summary(), "targets": PLAN}, sys.stdout, indent=2)
         sys.stdout.write("\n")
         return 0
+    if args.by_kind:
+        if not args.spec:
+            ap.error("--by-kind needs --spec")
+        return print_by_kind(args.spec, args.by_kind)
     if not args.out:
         ap.error("--out is required")
     cfg = {key: getattr(args, key) for key in DEFAULTS}

@@ -215,6 +215,23 @@ class CalibrationBatteryTest(unittest.TestCase):
         selects = {tuple(d["id"] for d in self.docs(t["target_select"])) for t in mixed}
         self.assertEqual(len(selects), len(mixed))
 
+    def test_figures_by_kind(self):
+        # Leave-one-corpus-out rows as `forecast --calibrate --json` names them, joined to kinds.
+        rows = [{"target": "calibration:mix-all (the mixed pool's mixture, draw 0)",
+                 "verdict": "random", "net": None},
+                {"target": "calibration:mixpool-1 (x)", "verdict": "curate", "net": -0.02},
+                {"target": "calibration:mixpool-2 (x)", "verdict": "uncertain", "net": 0.0},
+                {"target": "calibration:py-asyncio (x)", "verdict": "curate", "net": 0.4},
+                {"target": "calibration:rare-py-asyncio (x)", "verdict": "random", "net": 0.1}]
+        table = cb.by_kind(self.spec, {"rows": rows})
+        self.assertEqual(table["pool_mixture"], {
+            "targets": 3, "did_not_pay": 3, "caught": 1, "abstained": 1, "missed": 1,
+            "paid_curated": 0, "never_caught_up": 1})
+        self.assertEqual(table["present"]["paid_curated"], 1)
+        self.assertEqual(table["rare"]["did_not_pay"], 0)
+        self.assertEqual(table["rare"]["paid_curated"], 0)
+        self.assertEqual(cb.target_of("py-asyncio"), "py-asyncio")
+
     def test_same_bytes_twice(self):
         again = os.path.join(self.tmp, "b")
         build(again)
