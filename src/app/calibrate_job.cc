@@ -37,7 +37,8 @@ Result<CalibrateJob> RunCalibrateJob(const std::string& ledger_path, bool save) 
     job.saved = CalibrationPath(ledger_path);
     PF_RETURN_IF_ERROR(WriteFileAtomically(job.saved, job.calibration.ToJson().dump(2) + "\n"));
   }
-  auto held_out = forecast::EvaluateHeldOut(examples, forecast::CandidateSignals());
+  auto held_out =
+      forecast::EvaluateHeldOut(examples, forecast::CandidateSignals(), forecast::GainSignals());
   if (held_out.ok()) {
     job.held_out = std::move(held_out).value();
   } else {

@@ -266,9 +266,15 @@ std::optional<bool> Correct(const std::string& verdict, std::optional<double> ne
 
 const std::vector<std::string>& CandidateSignals() {
   static const std::vector<std::string> kCandidates = {"byte_bigram_gain", "target_like_gain",
-                                                       "byte_unigram_gain", "ngram4_coverage_gain",
-                                                       "classifier_gap"};
+                                                       "byte_unigram_gain"};
   return kCandidates;
+}
+
+const std::vector<std::string>& GainSignals() {
+  static const std::vector<std::string> kGains = {"byte_bigram_gain", "target_like_gain",
+                                                  "byte_unigram_gain", "ngram4_coverage_gain",
+                                                  "classifier_gap"};
+  return kGains;
 }
 
 nlohmann::json SignalToJson(const SignalValue& x) {

@@ -119,8 +119,13 @@ Result<Calibration> Calibrate(const std::vector<Example>& examples,
 std::optional<bool> Correct(const std::string& verdict, std::optional<double> net);
 
 // The signals Calibrate chooses among, in order of preference (ties): gains, whose 0 means "the
-// curated quarter is no closer than a random one", as the model form needs.
+// curated quarter is no closer than a random one", as the model form needs, and that carry their
+// own interval, as the verdict needs (it does not curate on a signal whose interval covers 0).
 const std::vector<std::string>& CandidateSignals();
+
+// Every gain signal, the candidates first: what the held-out figures report alone ("the signals
+// that lost"), those without an interval included.
+const std::vector<std::string>& GainSignals();
 
 // The fit on the calibration battery (doc/forecast.md has the run).
 Calibration DefaultCalibration();

@@ -158,14 +158,15 @@ nlohmann::json SummarizeHeldOut(const std::vector<Example>& examples,
 }
 
 Result<nlohmann::json> EvaluateHeldOut(const std::vector<Example>& examples,
-                                       const std::vector<std::string>& candidates) {
+                                       const std::vector<std::string>& candidates,
+                                       const std::vector<std::string>& alone) {
   PF_ASSIGN_OR_RETURN(std::vector<Prediction> all, LeaveOneGroupOut(examples, candidates));
   nlohmann::json out = SummarizeHeldOut(examples, all);
   nlohmann::json by_signal = nlohmann::json::object();
-  for (const std::string& signal : candidates) {
-    auto alone = LeaveOneGroupOut(examples, {signal});
-    if (!alone.ok()) continue;  // not measured on every example
-    nlohmann::json s = SummarizeHeldOut(examples, *alone);
+  for (const std::string& signal : alone) {
+    auto predictions = LeaveOneGroupOut(examples, {signal});
+    if (!predictions.ok()) continue;  // not measured on every example
+    nlohmann::json s = SummarizeHeldOut(examples, *predictions);
     s.erase("rows");
     s.erase("wrong");
     by_signal[signal] = s;
