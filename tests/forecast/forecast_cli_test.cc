@@ -26,6 +26,16 @@ std::vector<nlohmann::json> Receipts(const std::string& ledger) {
   return all.ok() ? *all : std::vector<nlohmann::json>{};
 }
 
+// The held-out target of a planted pool: more planted-style documents, written apart from the
+// selectable part, in dir/eval.jsonl.
+void WritePlantedEval(const std::string& dir, uint64_t seed) {
+  testing::TestRng rng(seed);
+  std::string eval;
+  for (int i = 0; i < 10; ++i)
+    eval += nlohmann::json{{"text", testing::MakeDoc(rng, "tg", 150)}}.dump() + "\n";
+  testing::WriteText(dir + "/eval.jsonl", eval);
+}
+
 TEST(ForecastCli, PlantedDomainSaysCurateAndRecordsItsMeasuredCost) {
   const std::string dir = ScratchDir("forecast_planted");
   testing::WritePlantedPool(dir, 400, 0.3, 20, 7);
@@ -126,12 +136,7 @@ TEST(ForecastCli, ATrialChecksItsInputsBeforeTheForecastOrAnyWrite) {
 TEST(ForecastCli, TheTrialMarksItsForecastRightOrWrong) {
   const std::string dir = ScratchDir("forecast_marked");
   testing::WritePlantedPool(dir, 300, 0.3, 16, 9);
-  // The held-out target: more planted-style documents, written apart from the selectable part.
-  testing::TestRng rng(77);
-  std::string eval;
-  for (int i = 0; i < 10; ++i)
-    eval += nlohmann::json{{"text", testing::MakeDoc(rng, "tg", 150)}}.dump() + "\n";
-  testing::WriteText(dir + "/eval.jsonl", eval);
+  WritePlantedEval(dir, 77);
   auto r = RunCli("trial --pool " + dir + "/pool.jsonl --target-select " + dir +
                   "/target.jsonl --target-eval " + dir + "/eval.jsonl --steps 60 --seeds 2 " +
                   "--eval-every 10 --eval-windows 32 " + kModel + " --json --quiet --out " + dir +
@@ -162,11 +167,7 @@ TEST(ForecastCli, TheTrialMarksItsForecastRightOrWrong) {
 TEST(ForecastCli, BatteryRowsCarryTheProbability) {
   const std::string dir = ScratchDir("forecast_battery_probability");
   testing::WritePlantedPool(dir, 300, 0.3, 16, 21);
-  testing::TestRng rng(78);
-  std::string eval;
-  for (int i = 0; i < 10; ++i)
-    eval += nlohmann::json{{"text", testing::MakeDoc(rng, "tg", 150)}}.dump() + "\n";
-  testing::WriteText(dir + "/eval.jsonl", eval);
+  WritePlantedEval(dir, 78);
   testing::WriteText(dir + "/spec.json", nlohmann::json{{"name", "t"},
                                                         {"targets",
                                                          {{{"name", "planted"},
