@@ -12,6 +12,8 @@ unit, domain), the pools and the targets' select/eval files, and battery.json fo
   python3 scripts/calibration_battery.py --out DIR --root FIXTURE/root --npm FIXTURE/npm \
       --pool-corpus-bytes 3000 --side-bytes 2000 --max-doc-bytes 200      (the test's fixture)
   python3 scripts/calibration_battery.py --plan      (the target plan as JSON; reads nothing)
+  python3 scripts/calibration_battery.py --by-kind CALIBRATE.json --spec DIR/battery.json
+      (`preflight forecast --calibrate --json`'s leave-one-corpus-out figures by kind)
 """
 
 import argparse
@@ -55,6 +57,9 @@ DEFAULTS = {
     "only_bytes": 8000000,         # a single-corpus pool (the pool_like_target cases)
     "side_bytes": 393216,          # each of a target's select and eval files
     "rare_share": 0.001,           # a rare domain's share of its pool (one document at least)
+    "rare_corpus_share": 0.005,    # a rare corpus's share of its pool (one document at least)
+    "dominant_bytes": 6000000,     # the dominant corpus in a `dominant` pool
+    "dominant_other_bytes": 200000,  # each other corpus in a `dominant` pool
     "min_unit_bytes": 32,          # shorter units (empty modules, stubs) are dropped
 }
 
@@ -353,15 +358,21 @@ CORPUS_BY_NAME = {c.name: c for c in CORPORA}
 
 
 # --------------------------------------------------------------------------------------------
-# The targets. kind: present | absent | pool_like_target | rare | mixture | near_neighbour.
+# The targets. kind: present | absent | pool_like_target | pool_mixture | broad | rare |
+# dominant | mixture | near_neighbour (doc/calibration-battery.md says what each is).
 # pool: "mixed" | "without:<corpus>" | "only:<corpus>" | "rare" (the mixed pool with the
-# target's domains thinned to a trace). select/eval: lists of domains (a mixture lists several;
-# a near neighbour selects with one domain and is judged on another).
+# target's domains thinned to a trace) | "rare_corpus:<corpus>" (the mixed pool with the whole
+# corpus thinned to a trace) | "dominant:<corpus>" (the corpus and a little of every other).
+# select/eval: lists of domains (a mixture lists several; a near neighbour selects with one
+# domain and is judged on another). weights "pool": the target's corpora come at their shares of
+# the target's pool (a pool_mixture target is drawn with the pool's own mixture), else at equal
+# shares. draw: which draw of units (0: the units' hash order; k > 0: another order, salted).
 
-def _t(name, label, kind, expect, select, evaluate=None, pool="mixed", why=""):
+def _t(name, label, kind, expect, select, evaluate=None, pool="mixed", why="", weights="equal",
+       draw=0):
     return {"name": name, "label": label, "kind": kind, "expect": expect,
             "select": list(select), "eval": list(evaluate if evaluate is not None else select),
-            "pool": pool, "why": why}
+            "pool": pool, "why": why, "weights": weights, "draw": draw}
 
 
 ALL_DOMAINS = {
@@ -379,103 +390,170 @@ ALL_DOMAINS = {
 BROWN_FICTION = ["brown-ck", "brown-cl", "brown-cm", "brown-cn", "brown-cp", "brown-cr"]
 P, DNP, U = "pays", "does_not_pay", "unclear"
 
+
+def _domains(corpora):
+    return [d for c in CORPORA if c.name in corpora for d in ALL_DOMAINS[c.name]]
+
+
+def _pool_corpora(pool):
+    """The corpora a pool holds (the rare pools hold every corpus, one of them as a trace)."""
+    every = [c.name for c in CORPORA]
+    if pool.startswith("without:"):
+        return [c for c in every if c != pool.split(":", 1)[1]]
+    if pool.startswith("only:"):
+        return [pool.split(":", 1)[1]]
+    return every
+
+
+def _pool_mixture(name, label, pool, draw, why=""):
+    """A target drawn with the pool's own mixture: every domain of every corpus the pool holds,
+    each corpus at its share of the pool's bytes."""
+    return _t(name, label, "pool_mixture", DNP, _domains(_pool_corpora(pool)), pool=pool,
+              weights="pool", draw=draw, why=why or "the target reads like the pool itself")
+
+
+def _broad(name, label, without):
+    """A broad mixture: every domain of most of the mixed pool's corpora, at equal shares."""
+    keep = [c.name for c in CORPORA if c.name not in without]
+    return _t(name, label, "broad", U, _domains(keep),
+              why="most of the pool's sources: a random quarter already holds most of it")
+
+
 PLAN = [
     # present: the target's domain is in the mixed pool at its natural share.
     _t("py-asyncio", "Python: asyncio package", "present", P, ["py-asyncio"]),
-    _t("py-email", "Python: email package", "present", P, ["py-email"]),
-    _t("py-modules", "Python: top-level modules", "present", P, ["py-modules"]),
-    _t("cxx-bits", "libstdc++: bits/ (implementation)", "present", P, ["cxx-bits"]),
-    _t("cxx-ext", "libstdc++: ext/ (extensions)", "present", P, ["cxx-ext"]),
-    _t("cxx-std", "libstdc++: the standard headers", "present", P, ["cxx-std"]),
-    _t("man-syscalls", "man pages: system calls (2)", "present", P, ["man-syscalls"]),
-    _t("man-libc", "man pages: library functions (3)", "present", P, ["man-libc"]),
-    _t("man-overview", "man pages: overviews and conventions (7)", "present", P,
-       ["man-overview"]),
-    _t("doc-library", "Python docs: library reference", "present", P, ["doc-library"]),
-    _t("doc-capi", "Python docs: C API", "present", P, ["doc-capi"]),
-    _t("doc-guides", "Python docs: tutorial, HOWTOs, reference, FAQ", "present", P,
-       ["doc-guides"]),
     _t("brown-ca", "Brown: press reportage", "present", P, ["brown-ca"]),
-    _t("brown-cj", "Brown: learned", "present", P, ["brown-cj"]),
-    _t("brown-cg", "Brown: belles-lettres", "present", P, ["brown-cg"]),
-    _t("brown-fiction", "Brown: the six fiction genres", "present", P, BROWN_FICTION),
-    _t("moby", "Moby-Dick", "present", P, ["moby"]),
-    _t("sotu-early", "State of the Union, 1790-1860", "present", P, ["sotu-early"]),
-    _t("sotu-modern", "State of the Union, 1933-", "present", P, ["sotu-modern"]),
-    _t("mail-ham", "mail: easy ham", "present", P, ["mail-ham"]),
     _t("mail-spam", "mail: spam", "present", P, ["mail-spam"]),
-    _t("mail-hardham", "mail: hard ham", "present", P, ["mail-hardham"]),
+    _t("cxx-bits", "libstdc++: bits/ (implementation)", "present", P, ["cxx-bits"]),
+    _t("wn-verb", "WordNet: verb glosses", "present", P, ["wn-verb"]),
+    _t("sotu-early", "State of the Union, 1790-1860", "present", P, ["sotu-early"]),
+    _t("man-syscalls", "man pages: system calls (2)", "present", P, ["man-syscalls"]),
+    _t("moby", "Moby-Dick", "present", P, ["moby"]),
+    _t("doc-library", "Python docs: library reference", "present", P, ["doc-library"]),
     _t("fortunes-tech", "fortunes: computers, Linux, Perl, Debian", "present", P,
        ["fortunes-tech"]),
-    _t("wn-noun", "WordNet: noun glosses", "present", P, ["wn-noun"]),
-    _t("wn-verb", "WordNet: verb glosses", "present", P, ["wn-verb"]),
+    _t("py-modules", "Python: top-level modules", "present", P, ["py-modules"]),
+    _t("brown-fiction", "Brown: the six fiction genres", "present", P, BROWN_FICTION),
+    _t("doc-capi", "Python docs: C API", "present", P, ["doc-capi"]),
     # absent: the target's whole corpus is taken out of the pool.
+    _t("absent-mail-ham", "mail, no mail in the pool", "absent", DNP, ["mail-ham"],
+       pool="without:mail", why="nothing like mail headers is left"),
+    _t("far-wn-in-python", "WordNet nouns, a pool of Python only", "absent", U, ["wn-noun"],
+       pool="only:python", why="nothing near: the pool is one unrelated corpus"),
     _t("absent-py-modules", "Python modules, no Python in the pool", "absent", U,
        ["py-modules"], pool="without:python",
        why="C++ headers and the Python docs' code samples stay: a neighbour may still help"),
-    _t("absent-man-libc", "man(3), no man pages in the pool", "absent", U, ["man-libc"],
-       pool="without:man", why="C headers and the C-API docs stay in the pool"),
-    _t("absent-doc-library", "Python library docs, no docs in the pool", "absent", U,
-       ["doc-library"], pool="without:pydoc", why="Python source (docstrings) stays"),
-    _t("absent-mail-ham", "mail, no mail in the pool", "absent", DNP, ["mail-ham"],
-       pool="without:mail", why="nothing like mail headers is left"),
-    _t("absent-wn-noun", "WordNet nouns, no WordNet in the pool", "absent", DNP, ["wn-noun"],
-       pool="without:wordnet", why="nothing like a list of glosses is left"),
-    _t("absent-fortunes-misc", "fortunes, none in the pool", "absent", DNP, ["fortunes-misc"],
-       pool="without:fortunes", why="short quips: prose is near but unlike"),
     _t("absent-sotu-modern", "modern addresses, no addresses in the pool", "absent", U,
        ["sotu-modern"], pool="without:sotu", why="Brown's press and government texts stay"),
+    _t("far-mail-in-cxx", "mail, a pool of C++ headers only", "absent", U, ["mail-ham"],
+       pool="only:cxx", why="nothing near: the pool is one unrelated corpus"),
+    _t("absent-man-libc", "man(3), no man pages in the pool", "absent", U, ["man-libc"],
+       pool="without:man", why="C headers and the C-API docs stay in the pool"),
+    _t("absent-wn-noun", "WordNet nouns, no WordNet in the pool", "absent", DNP, ["wn-noun"],
+       pool="without:wordnet", why="nothing like a list of glosses is left"),
+    _t("far-python-in-brown", "Python modules, a pool of Brown only", "absent", U,
+       ["py-modules"], pool="only:brown", why="nothing near: the pool is one unrelated corpus"),
     _t("absent-moby", "Moby-Dick, not in the pool", "absent", U, ["moby"],
        pool="without:moby", why="Brown's fiction stays"),
+    _t("absent-doc-library", "Python library docs, no docs in the pool", "absent", U,
+       ["doc-library"], pool="without:pydoc", why="Python source (docstrings) stays"),
+    _t("absent-fortunes-misc", "fortunes, none in the pool", "absent", DNP, ["fortunes-misc"],
+       pool="without:fortunes", why="short quips: prose is near but unlike"),
     # pool_like_target: the pool is the target's own corpus; the target samples all of it.
-    _t("like-python", "all of Python, pool of Python only", "pool_like_target", DNP,
-       ALL_DOMAINS["python"], pool="only:python"),
-    _t("like-man", "all man pages, pool of man pages only", "pool_like_target", DNP,
-       ALL_DOMAINS["man"], pool="only:man"),
     _t("like-brown", "all of Brown, pool of Brown only", "pool_like_target", DNP,
        ALL_DOMAINS["brown"], pool="only:brown"),
-    _t("like-mail", "all mail, pool of mail only", "pool_like_target", DNP,
-       ALL_DOMAINS["mail"], pool="only:mail"),
-    _t("like-wordnet", "all WordNet, pool of WordNet only", "pool_like_target", DNP,
-       ALL_DOMAINS["wordnet"], pool="only:wordnet"),
+    _t("like-python", "all of Python, pool of Python only", "pool_like_target", DNP,
+       ALL_DOMAINS["python"], pool="only:python"),
     _t("like-sotu", "all addresses, pool of addresses only", "pool_like_target", DNP,
        ALL_DOMAINS["sotu"], pool="only:sotu"),
-    # rare: the mixed pool with the target's domain thinned to a trace (its corpus stays).
+    _t("like-mail", "all mail, pool of mail only", "pool_like_target", DNP,
+       ALL_DOMAINS["mail"], pool="only:mail"),
+    _t("like-man", "all man pages, pool of man pages only", "pool_like_target", DNP,
+       ALL_DOMAINS["man"], pool="only:man"),
+    _t("like-wordnet", "all WordNet, pool of WordNet only", "pool_like_target", DNP,
+       ALL_DOMAINS["wordnet"], pool="only:wordnet"),
+    # pool_mixture: the target is drawn with its pool's own mixture (several draws, pools).
+    _pool_mixture("mix-all", "the mixed pool's mixture, draw 0", "mixed", 0),
+    _pool_mixture("mixpool-no-python", "the mixture of the pool without Python",
+                  "without:python", 1),
+    _pool_mixture("mixpool-dominant-mail", "the mixture of a pool that is mostly mail",
+                  "dominant:mail", 1),
+    _pool_mixture("mixpool-1", "the mixed pool's mixture, draw 1", "mixed", 1),
+    _pool_mixture("mixpool-no-brown", "the mixture of the pool without Brown",
+                  "without:brown", 2),
+    _pool_mixture("mixpool-2", "the mixed pool's mixture, draw 2", "mixed", 2),
+    _pool_mixture("mixpool-3", "the mixed pool's mixture, draw 3", "mixed", 3),
+    _pool_mixture("mixpool-4", "the mixed pool's mixture, draw 4", "mixed", 4),
+    # broad: most of the pool's sources, at equal shares.
+    _broad("broad-no-wn-mail", "8 of the 10 corpora (no WordNet, no mail)", ["wordnet", "mail"]),
+    _broad("broad-no-code", "7 of 10 (no Python, C++, man pages)", ["python", "cxx", "man"]),
+    _broad("broad-no-prose", "7 of 10 (no Brown, Moby-Dick, addresses)",
+           ["brown", "moby", "sotu"]),
+    _broad("broad-no-docs-fortunes", "8 of 10 (no Python docs, no fortunes)",
+           ["pydoc", "fortunes"]),
+    _broad("broad-no-cxx", "9 of 10 (no C++)", ["cxx"]),
+    # rare: the mixed pool with the target's domain (or its whole corpus) thinned to a trace.
+    _t("rarecorpus-mail-ham", "mail, a trace of all mail in the pool", "rare", U, ["mail-ham"],
+       pool="rare_corpus:mail", why="the whole corpus is a trace: nothing near in bulk"),
     _t("rare-py-asyncio", "asyncio, a trace of it in the pool", "rare", U, ["py-asyncio"],
        pool="rare"),
-    _t("rare-man-syscalls", "man(2), a trace of it in the pool", "rare", U, ["man-syscalls"],
-       pool="rare"),
-    _t("rare-mail-spam", "spam, a trace of it in the pool", "rare", U, ["mail-spam"],
-       pool="rare"),
+    _t("rarecorpus-wn-noun", "WordNet nouns, a trace of WordNet in the pool", "rare", U,
+       ["wn-noun"], pool="rare_corpus:wordnet",
+       why="the whole corpus is a trace: nothing near in bulk"),
     _t("rare-brown-cj", "Brown learned, a trace of it in the pool", "rare", U, ["brown-cj"],
        pool="rare"),
-    # mixture: the target is itself a mixture of domains.
-    _t("mix-all", "every domain of every corpus", "mixture", DNP,
-       [d for c in CORPORA for d in ALL_DOMAINS[c.name]],
-       why="the target is as mixed as the pool"),
+    _t("rarecorpus-sotu-modern", "modern addresses, a trace of addresses in the pool", "rare",
+       U, ["sotu-modern"], pool="rare_corpus:sotu",
+       why="the whole corpus is a trace; Brown's press stays"),
+    _t("rare-man-syscalls", "man(2), a trace of it in the pool", "rare", U, ["man-syscalls"],
+       pool="rare"),
+    _t("rarecorpus-py-modules", "Python modules, a trace of Python in the pool", "rare", U,
+       ["py-modules"], pool="rare_corpus:python",
+       why="the whole corpus is a trace; C++ and the docs' samples stay"),
+    _t("rare-mail-spam", "spam, a trace of it in the pool", "rare", U, ["mail-spam"],
+       pool="rare"),
+    # dominant: the target's corpus is most of the pool; a random quarter holds plenty of it.
+    _t("dominant-python", "all of Python, a pool mostly Python", "dominant", U,
+       ALL_DOMAINS["python"], pool="dominant:python"),
+    _t("dominant-mail", "all mail, a pool mostly mail", "dominant", U, ALL_DOMAINS["mail"],
+       pool="dominant:mail"),
+    _t("dominant-brown", "all of Brown, a pool mostly Brown", "dominant", U,
+       ALL_DOMAINS["brown"], pool="dominant:brown"),
+    _t("dominant-sotu", "all addresses, a pool mostly addresses", "dominant", U,
+       ALL_DOMAINS["sotu"], pool="dominant:sotu"),
+    # mixture: the target is itself a mixture of some of the pool's corpora.
     _t("mix-text", "prose, fiction, speech, mail and fortunes", "mixture", U,
-       [d for c in ("brown", "moby", "sotu", "mail", "fortunes") for d in ALL_DOMAINS[c]]),
+       _domains(("brown", "moby", "sotu", "mail", "fortunes"))),
     _t("mix-tech", "code, man pages and docs", "mixture", U,
-       [d for c in ("python", "cxx", "man", "pydoc") for d in ALL_DOMAINS[c]]),
+       _domains(("python", "cxx", "man", "pydoc"))),
     _t("mix-far", "Python, Brown and WordNet together", "mixture", U,
-       ALL_DOMAINS["python"] + ALL_DOMAINS["brown"] + ALL_DOMAINS["wordnet"]),
+       _domains(("python", "brown", "wordnet"))),
     # near_neighbour: select with a neighbour, judged on the target.
-    _t("nn-doc-for-python", "select with the library docs, judged on Python modules",
-       "near_neighbour", U, ["doc-library"], ["py-modules"]),
     _t("nn-cxx-for-python", "select with libstdc++ bits/, judged on Python modules",
        "near_neighbour", DNP, ["cxx-bits"], ["py-modules"]),
     _t("nn-moby-for-fiction", "select with Moby-Dick, judged on Brown fiction",
        "near_neighbour", U, ["moby"], BROWN_FICTION),
-    _t("nn-hardham-for-spam", "select with hard ham, judged on spam", "near_neighbour", U,
-       ["mail-hardham"], ["mail-spam"]),
     _t("nn-early-for-modern", "select with 1790-1860 addresses, judged on 1933-",
        "near_neighbour", U, ["sotu-early"], ["sotu-modern"]),
-    _t("nn-libc-for-syscalls", "select with man(3), judged on man(2)", "near_neighbour", U,
-       ["man-libc"], ["man-syscalls"]),
 ]
 
 DOMAIN_CORPUS = {d: c for c, ds in ALL_DOMAINS.items() for d in ds}
-KINDS = ("present", "absent", "pool_like_target", "rare", "mixture", "near_neighbour")
+KINDS = ("present", "absent", "pool_like_target", "pool_mixture", "broad", "rare", "dominant",
+         "mixture", "near_neighbour")
+# The order the spec lists (and `preflight battery` runs) the targets: one of each kind in turn,
+# so that a run stopped early has tried every kind on several corpora.
+RUN_ORDER = ("present", "pool_mixture", "rare", "absent", "broad", "dominant", "pool_like_target",
+             "mixture", "near_neighbour")
+
+
+def run_order(plan):
+    queues = {k: [t for t in plan if t["kind"] == k] for k in RUN_ORDER}
+    out = []
+    while any(queues.values()):
+        for k in RUN_ORDER:
+            if queues[k]:
+                out.append(queues[k].pop(0))
+    return out
 
 
 def plan_summary():
@@ -580,6 +658,13 @@ def fill(units, cap):
     return out
 
 
+def corpus_bytes(docs):
+    out = {}
+    for d in docs:
+        out[d["source"]] = out.get(d["source"], 0) + d["bytes"]
+    return out
+
+
 def shuffled(docs):
     return sorted(docs, key=lambda d: hashlib.sha256(("order:" + d["id"]).encode()).digest())
 
@@ -601,18 +686,39 @@ def write_jsonl(path, docs):
             "units": len({(d["source"], d["unit"]) for d in docs})}
 
 
-def side_docs(corpora, domains, side, cap):
-    """A target's select or eval documents: an equal share of cap from each corpus that its
-    domains come from; within a corpus, its units of those domains on this side in hash order,
-    so that several domains of one corpus come at their natural shares."""
+def drawn(units, draw):
+    """The units in the order of draw `draw`: their hash order for 0, another order (the hash of
+    the draw and the unit's hash) for k > 0."""
+    if draw == 0:
+        return units
+    return sorted(units, key=lambda u: hashlib.sha256(("draw%d:%s" % (draw, u["hash"]))
+                                                      .encode()).digest())
+
+
+def side_docs(corpora, domains, side, cap, weights=None, draw=0):
+    """A target's select or eval documents: from each corpus its domains come from, a share of
+    cap (equal shares, or each corpus's share of `weights`, bytes by corpus); within a corpus, its
+    units of those domains on this side in the order of draw `draw`, so that several domains of
+    one corpus come at their natural shares."""
     by_corpus = {}
     for d in domains:
         by_corpus.setdefault(DOMAIN_CORPUS[d], set()).add(d)
+    total = sum(weights.get(c, 0) for c in by_corpus) if weights else 0
     out = []
     for corpus in sorted(by_corpus):
-        out += fill([u for u in corpora[corpus] if u["domain"] in by_corpus[corpus] and
-                     u["side"] == side], cap // len(by_corpus))
+        share = (cap // len(by_corpus) if not weights else
+                 int(cap * weights.get(corpus, 0) / total) if total else 0)
+        out += fill(drawn([u for u in corpora[corpus] if u["domain"] in by_corpus[corpus] and
+                           u["side"] == side], draw), share)
     return out
+
+
+def trace_of(mixed, keep, share_bytes):
+    """The documents of `mixed` for which keep(d) holds, thinned to share_bytes in the pool's
+    order (one document at least: the kind is rare, not absent)."""
+    inside = [d for d in mixed if keep(d)]
+    trace = fill([{"docs": inside}], share_bytes)
+    return trace if trace else inside[:1]
 
 
 def build(src, out_dir, cfg, log):
@@ -644,24 +750,36 @@ def build(src, out_dir, cfg, log):
             docs = shuffled(fill([u for u in corpora[only] if u["side"] == "pool"],
                                  cfg["only_bytes"]))
             path = "pools/only-%s.jsonl" % only
+        elif key.startswith("rare_corpus:"):
+            thin = key.split(":", 1)[1]
+            keep = {d["id"] for d in trace_of(mixed, lambda d: d["source"] == thin,
+                                              int(mixed_bytes * cfg["rare_corpus_share"]))}
+            docs = [d for d in mixed if d["source"] != thin or d["id"] in keep]
+            path = "pools/rare-corpus-%s.jsonl" % thin
+        elif key.startswith("dominant:"):
+            big = key.split(":", 1)[1]
+            docs = shuffled(fill([u for u in corpora[big] if u["side"] == "pool"],
+                                 cfg["dominant_bytes"]) +
+                            [d for c in CORPORA if c.name != big
+                             for d in fill([u for u in corpora[c.name] if u["side"] == "pool"],
+                                           cfg["dominant_other_bytes"])])
+            path = "pools/dominant-%s.jsonl" % big
         else:
             thin = set(t["eval"])
-            trace = fill([{"docs": [d for d in mixed if d["domain"] in thin]}],
-                         int(mixed_bytes * cfg["rare_share"]))
-            if not trace:  # one document at least: the domain is rare, not absent
-                trace = [d for d in mixed if d["domain"] in thin][:1]
-            keep = {d["id"] for d in trace}
+            keep = {d["id"] for d in trace_of(mixed, lambda d: d["domain"] in thin,
+                                              int(mixed_bytes * cfg["rare_share"]))}
             docs = [d for d in mixed if d["domain"] not in thin or d["id"] in keep]
             path = "pools/%s.jsonl" % t["name"]
         pools[key] = (path, docs)
         return key
 
     targets = []
-    for t in PLAN:
+    for t in run_order(PLAN):
         key = pool_for(t)
         pool_path, pool_docs = pools[key]
-        sel = side_docs(corpora, t["select"], "select", cfg["side_bytes"])
-        ev = side_docs(corpora, t["eval"], "eval", cfg["side_bytes"])
+        weights = corpus_bytes(pool_docs) if t["weights"] == "pool" else None
+        sel = side_docs(corpora, t["select"], "select", cfg["side_bytes"], weights, t["draw"])
+        ev = side_docs(corpora, t["eval"], "eval", cfg["side_bytes"], weights, t["draw"])
         if not sel or not ev:
             raise SystemExit("calibration-battery: target %s has an empty %s side" %
                              (t["name"], "select" if not sel else "eval"))
@@ -688,6 +806,10 @@ def build(src, out_dir, cfg, log):
             "select_domains": t["select"],
             "eval_domains": t["eval"],
             "absent": t["kind"] == "absent",
+            "draw": t["draw"],
+            "weights": t["weights"],
+            "pool_corpus_shares": {c: round(w / pool_bytes, 6)
+                                   for c, w in sorted(corpus_bytes(pool_docs).items())},
             "pool": pool_path,
             "target_select": "targets/%s.select.jsonl" % t["name"],
             "target_eval": "targets/%s.eval.jsonl" % t["name"],
@@ -753,6 +875,63 @@ def build(src, out_dir, cfg, log):
     return spec
 
 
+# --------------------------------------------------------------------------------------------
+# The figures by kind: `preflight forecast --calibrate --json`'s leave-one-corpus-out rows joined
+# to the spec's kinds.
+
+def target_of(row_name):
+    """The spec's target name in a row's name ("calibration:py-asyncio (label)")."""
+    name = row_name.split(":", 1)[1] if ":" in row_name else row_name
+    return name.split(" (", 1)[0]
+
+
+def by_kind(spec, held_out):
+    """Per kind: targets, how many did not pay (net <= 0 or never caught up), and of those how
+    many the held-out forecast caught (random), abstained on, missed (curate); and of those that
+    paid, how many it curated."""
+    kinds = {t["name"]: t["kind"] for t in spec["targets"]}
+    out = {}
+    for row in held_out["rows"]:
+        kind = kinds.get(target_of(row["target"]), "unknown")
+        k = out.setdefault(kind, {"targets": 0, "did_not_pay": 0, "caught": 0, "abstained": 0,
+                                  "missed": 0, "paid_curated": 0, "never_caught_up": 0})
+        k["targets"] += 1
+        paid = row["net"] is not None and row["net"] > 0
+        k["never_caught_up"] += row["net"] is None
+        if paid:
+            k["paid_curated"] += row["verdict"] == "curate"
+            continue
+        k["did_not_pay"] += 1
+        k[{"random": "caught", "curate": "missed"}.get(row["verdict"], "abstained")] += 1
+    return out
+
+
+def print_by_kind(spec_path, calibrate_json):
+    with open(spec_path, encoding="utf-8") as f:
+        spec = json.load(f)
+    with open(calibrate_json, encoding="utf-8") as f:
+        doc = json.load(f)
+    table = by_kind(spec, doc["held_out"])
+    print("| kind | targets | did not pay (never caught up) | caught (random) | abstained | "
+          "missed (curate) | paid and curated |")
+    print("|---|---|---|---|---|---|---|")
+    total = {}
+    for kind in KINDS + ("unknown",):
+        if kind not in table:
+            continue
+        k = table[kind]
+        for key, value in k.items():
+            total[key] = total.get(key, 0) + value
+        print("| %s | %d | %d (%d) | %d | %d | %d | %d of %d |" % (
+            kind, k["targets"], k["did_not_pay"], k["never_caught_up"], k["caught"],
+            k["abstained"], k["missed"], k["paid_curated"], k["targets"] - k["did_not_pay"]))
+    print("| all | %d | %d (%d) | %d | %d | %d | %d of %d |" % (
+        total["targets"], total["did_not_pay"], total["never_caught_up"], total["caught"],
+        total["abstained"], total["missed"], total["paid_curated"],
+        total["targets"] - total["did_not_pay"]))
+    return 0
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", help="output folder")
@@ -761,6 +940,10 @@ def main(argv):
     ap.add_argument("--root", help="read Debian files under this folder instead of via dpkg "
                                    "(the test's fixture)")
     ap.add_argument("--plan", action="store_true", help="print the target plan and exit")
+    ap.add_argument("--by-kind", metavar="CALIBRATE_JSON",
+                    help="print the leave-one-corpus-out figures of `preflight forecast "
+                         "--calibrate --json` by kind (with --spec) and exit")
+    ap.add_argument("--spec", help="the battery.json the calibration's trials ran (--by-kind)")
     for key, value in DEFAULTS.items():
         ap.add_argument("--" + key.replace("_", "-"), type=type(value), default=value)
     args = ap.parse_args(argv)
@@ -768,6 +951,10 @@ def main(argv):
         json.dump({"summary": plan_summary(), "targets": PLAN}, sys.stdout, indent=2)
         sys.stdout.write("\n")
         return 0
+    if args.by_kind:
+        if not args.spec:
+            ap.error("--by-kind needs --spec")
+        return print_by_kind(args.spec, args.by_kind)
     if not args.out:
         ap.error("--out is required")
     cfg = {key: getattr(args, key) for key in DEFAULTS}

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <set>
 
 #include "base/file.h"
@@ -91,6 +92,14 @@ Status AppendBatteryReceipt(const BatteryRequest& r, BatteryJob& job) {
   return Status::Ok();
 }
 
+// The chance that curating pays, as the forecast the trial tested said; null when unknown.
+nlohmann::json ForecastProbability(const TrialJob& trial) {
+  if (trial.forecast) return trial.forecast->outcome.prediction.probability;
+  const nlohmann::json& recorded = trial.recorded_forecast;
+  if (recorded.is_object() && recorded.contains("probability")) return recorded["probability"];
+  return nullptr;
+}
+
 }  // namespace
 
 Result<BatteryJob> RunBatteryJob(const BatteryRequest& r, const TrialObserver& observer) {
@@ -131,8 +140,12 @@ nlohmann::json BatteryJson(const BatteryJob& job) {
   nlohmann::json rows = nlohmann::json::array();
   for (const BatteryRow& row : job.rows) {
     const nlohmann::json s = TrialJson(row.trial);
+    nlohmann::json forecast = s["forecast"];
+    const nlohmann::json probability = ForecastProbability(row.trial);
+    if (forecast.is_object()) forecast["probability"] = probability;
     rows.push_back({{"target", row.target.name},
-                    {"forecast", s["forecast"]},
+                    {"forecast", forecast},
+                    {"probability", probability},
                     {"absent", row.target.absent},
                     {"compute_saved", s["compute_saved"]},
                     {"caught_up", s["caught_up"]},
@@ -166,19 +179,27 @@ std::string RegimeCell(const nlohmann::json& regime) {
 }  // namespace
 
 std::string BatteryText(const BatteryJob& job) {
-  std::string out = fmt::format("{:<11} {:<9} {:>9} {:>9}  {:<6} {:>9} {:>21}  {:<9}  {}\n",
-                                "target", "forecast", "predicted", "net", "right?", "gross",
-                                "net 95% interval", "caught up", "regime (margin, informative?)");
-  bool uninformative = false;
   const nlohmann::json doc = BatteryJson(job);  // kept alive: the loop reads into it
+  size_t width = 11;                            // the target column: as wide as the longest name
+  for (const nlohmann::json& r : doc["rows"]) {
+    width = std::max(width, r["target"].get<std::string>().size());
+  }
+  std::string out =
+      fmt::format("{:<{}} {:<9} {:>7} {:>9} {:>9}  {:<6} {:>9} {:>21}  {:<9}  {}\n", "target",
+                  width, "forecast", "p(pays)", "predicted", "net", "right?", "gross",
+                  "net 95% interval", "caught up", "regime (margin, informative?)");
+  bool uninformative = false;
   for (const nlohmann::json& r : doc["rows"]) {
     uninformative |= r["regime"].is_object() && !r["regime"]["informative"].get<bool>();
     const nlohmann::json& cs = r["compute_saved"];
     const nlohmann::json& f = r["forecast"];
     const std::string right =
         f["correct"].is_null() ? "-" : (f["correct"].get<bool>() ? "right" : "WRONG");
-    out += fmt::format("{:<11} {:<9} {:>9} {:>9}  {:<6} {:>9} {:>21}  {:<9}  {}\n",
-                       r["target"].get<std::string>(), f["verdict"].get<std::string>(),
+    const std::string p = r["probability"].is_number()
+                              ? fmt::format("{:.0f}%", 100 * r["probability"].get<double>())
+                              : "-";
+    out += fmt::format("{:<{}} {:<9} {:>7} {:>9} {:>9}  {:<6} {:>9} {:>21}  {:<9}  {}\n",
+                       r["target"].get<std::string>(), width, f["verdict"].get<std::string>(), p,
                        Pct(f["predicted_saving"]), Pct(cs["net"]), right, Pct(cs["gross"]),
                        Pct(cs["ci95"][0]) + " .. " + Pct(cs["ci95"][1]),
                        r["caught_up"].get<bool>() ? "yes" : "NO", RegimeCell(r["regime"]));

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "app/forecast_job.h"
 #include "base/file.h"
 #include "forecast/held_out.h"
@@ -35,7 +37,8 @@ Result<CalibrateJob> RunCalibrateJob(const std::string& ledger_path, bool save) 
     job.saved = CalibrationPath(ledger_path);
     PF_RETURN_IF_ERROR(WriteFileAtomically(job.saved, job.calibration.ToJson().dump(2) + "\n"));
   }
-  auto held_out = forecast::EvaluateHeldOut(examples, forecast::CandidateSignals());
+  auto held_out =
+      forecast::EvaluateHeldOut(examples, forecast::CandidateSignals(), forecast::GainSignals());
   if (held_out.ok()) {
     job.held_out = std::move(held_out).value();
   } else {
@@ -70,19 +73,21 @@ std::string CalibrateText(const CalibrateJob& job) {
   }
   std::string out = fmt::format("calibrate: learned from {} trials ({} corpora) in {}\n",
                                 job.examples, c.groups, job.ledger_path);
-  out += fmt::format("  chosen signal {} (smallest out-of-corpus error), net saving clipped to "
-                     "[-1, 1]:\n",
-                     c.signal);
-  for (const auto& [side, piece] : {std::pair{"> 0", &c.above}, std::pair{"<= 0", &c.below}}) {
-    out += fmt::format("    {} {:<4}: {:+.3f} {:+.3f} x {} ({} trials; out-of-corpus misses "
-                       "{:+.3f} .. {:+.3f})\n",
-                       c.signal, side, piece->intercept, piece->slope, c.signal, piece->examples,
-                       piece->residuals.front(), piece->residuals.back());
-  }
-  out += fmt::format("  pilot scale: {}, {} steps, {:.0f} tokens per run; {} of {} trials "
-                     "informative by the regime check\n",
-                     c.scale.model, c.scale.steps, c.scale.tokens, c.scale.informative,
-                     c.scale.trials);
+  out += fmt::format(
+      "  chosen signal {} (smallest out-of-corpus error); net saving as a non-decreasing curve "
+      "of it, at most 0 where it is <= 0 (knots x: y):\n   ",
+      c.signal);
+  for (const forecast::Knot& k : c.curve) out += fmt::format(" {:+.4f}: {:+.3f}", k.x, k.y);
+  double lo = 0, hi = 0;
+  for (const forecast::Residual& r : c.residuals) lo = std::min(lo, r.r), hi = std::max(hi, r.r);
+  out += fmt::format(
+      "\n  out-of-corpus misses {:+.3f} .. {:+.3f}; a forecast reads the {} "
+      "nearest in {}\n",
+      lo, hi, c.Neighbours(), c.signal);
+  out += fmt::format(
+      "  pilot scale: {}, {} steps, {:.0f} tokens per run; {} of {} trials "
+      "informative by the regime check\n",
+      c.scale.model, c.scale.steps, c.scale.tokens, c.scale.informative, c.scale.trials);
   if (!job.held_out.is_null()) {
     out += forecast::FormatHeldOut(job.held_out);
   } else {

@@ -60,7 +60,7 @@ nlohmann::json ForecastJson(const ForecastJob& job) {
   // The receipt's result (forecast.cc builds it once), its calibration without the residuals,
   // and the receipt's hash.
   nlohmann::json doc = o.result;
-  for (const char* side : {"below", "above"}) doc["calibration"][side].erase("residuals");
+  doc["calibration"].erase("residuals");
   doc["receipt"] = job.receipt_hash;
   return doc;
 }
@@ -89,9 +89,8 @@ std::string ForecastText(const ForecastJob& job) {
   const forecast::ForecastOutcome& o = job.outcome;
   const forecast::Prediction& p = o.prediction;
   const forecast::Calibration& cal = job.config.calibration;
-  std::string text =
-      fmt::format("verdict: {} (chance that curating pays: {:.0f}%; {})\n", p.verdict,
-                  100 * p.probability, p.strength);
+  std::string text = fmt::format("verdict: {} (chance that curating pays: {:.0f}%; {})\n",
+                                 p.verdict, 100 * p.probability, p.strength);
   text += "  because: " + o.result["reason"].get<std::string>() + "\n";
   text += fmt::format(
       "predicted net compute saving: {:+.1f}% (80% interval {:+.1f}% .. {:+.1f}%; expected "
@@ -108,10 +107,11 @@ std::string ForecastText(const ForecastJob& job) {
       "(gains in bits per byte with an 80% interval over the target's documents; coverage and "
       "classifier AUC as shares)\n";
   text += SignalLines(job);
-  text += fmt::format("calibration: {} ({} trials from {} corpora; pilot {}/{} steps, {} of {} "
-                      "informative by the regime check)\n",
-                      cal.source, cal.examples, cal.groups, cal.scale.model, cal.scale.steps,
-                      cal.scale.informative, cal.scale.trials);
+  text += fmt::format(
+      "calibration: {} ({} trials from {} corpora; pilot {}/{} steps, {} of {} "
+      "informative by the regime check)\n",
+      cal.source, cal.examples, cal.groups, cal.scale.model, cal.scale.steps, cal.scale.informative,
+      cal.scale.trials);
   text += fmt::format(
       "cost: {:.2f} core-seconds = {:.2f}% of the trial's training compute (estimated)\n",
       o.core_seconds, 100 * o.fraction_of_trial);

@@ -1,5 +1,5 @@
 // preflight forecast: before any training step, should this trial curate or train on a random
-// sample? And `--calibrate`: refit the signal-to-verdict line on the ledger's trials.
+// sample? And `--calibrate`: refit the signal-to-verdict curve on the ledger's trials.
 // (app/forecast_job.h, app/calibrate_job.h)
 
 #include <cstdio>
@@ -20,12 +20,15 @@ int RunForecast(int argc, char** argv) {
            "the random quarter's quality with less compute? It makes both arms (never reading the\n"
            "held-out target) and measures signals of the curated quarter against the random\n"
            "one on the target's selectable part: byte n-gram gains, 4-gram coverage, and how\n"
-           "well a classifier tells the target from each arm. A line fitted on trials already\n"
-           "run maps the calibration's chosen signal to a net saving in [-1, 1]; the line's\n"
-           "misses on corpora it was not fitted on give the 80% interval and the probability\n"
-           "that curating pays. Verdict: curate when the expected saving exceeds the\n"
-           "forecast's own cost (a fraction of the trial), random when it is below minus\n"
-           "that cost, else uncertain. A forecast for a model or step count other than the\n"
+           "well a classifier tells the target from each arm, and how much of the curated\n"
+           "quarter is like the target. A non-decreasing curve fitted on trials already run,\n"
+           "at most 0 where the signal is <= 0, maps the calibration's chosen signal to a net\n"
+           "saving in [-1, 1]; its misses on corpora it was not fitted on, of the trials\n"
+           "nearest in the signal, give the 80% interval and the probability that curating\n"
+           "pays (never 0 or 1). Verdict: curate when the signal says the curated quarter is\n"
+           "closer (its interval above 0) and the expected saving exceeds the forecast's own\n"
+           "cost (a fraction of the trial), random when it is below minus that cost, else\n"
+           "uncertain. A forecast for a model or step count other than the\n"
            "calibration's says so and widens its interval. Appends a receipt to the ledger.\n\n"
            "--calibrate refits on the trials in the ledger that tested a forecast (choosing\n"
            "the signal whose out-of-corpus misses are smallest), prints the leave-one-corpus-\n"
@@ -56,6 +59,10 @@ int RunForecast(int argc, char** argv) {
                "also train the proxy runs (costs ~4% of the trial; lost on the built-in battery)");
   app.add_option("--proxy-fraction", c.proxy_fraction,
                  "the proxy runs' steps, as a fraction of the trial's training steps (<= 0.05)")
+      ->capture_default_str();
+  app.add_option("--signal-bytes", c.signal_bytes,
+                 "the signals read at most about this many bytes of each arm (an evenly spread "
+                 "sample of its documents; 0: whole arms)")
       ->capture_default_str();
   app.add_option("--threads", c.threads, "threads")->capture_default_str();
   app.add_option("--work", c.work_dir,

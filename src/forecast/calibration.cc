@@ -9,7 +9,7 @@
 namespace preflight::forecast {
 namespace {
 
-constexpr double kLevel = 0.8;           // the interval's coverage
+constexpr double kLevel = 0.8;             // the interval's coverage
 constexpr double kClearProbability = 0.9;  // a verdict this sure (either way) is "clear"
 constexpr double kOtherScaleWidening = 2;  // residuals' factor at a scale not calibrated
 
@@ -28,91 +28,75 @@ std::pair<double, double> ConformalEnds(const std::vector<double>& sorted, doubl
   return {sorted[lo], sorted[hi]};
 }
 
+constexpr int kMinNeighbours = 10;  // a prediction's residuals: at least these many
+
 struct Point {
   double x = 0, y = 0;
   std::string group;
 };
 
-struct Line {
-  double intercept = 0, slope = 0;
-  double At(double x) const { return Clip(intercept + slope * x); }
-};
-
-// Least squares; a flat line at the mean when x does not vary.
-Line FitLine(const std::vector<Point>& points) {
-  double mx = 0, my = 0;
-  for (const Point& p : points) {
-    mx += p.x;
-    my += p.y;
-  }
-  const double n = static_cast<double>(points.size());
-  mx /= n;
-  my /= n;
-  double sxx = 0, sxy = 0;
-  for (const Point& p : points) {
-    sxx += (p.x - mx) * (p.x - mx);
-    sxy += (p.x - mx) * (p.y - my);
-  }
-  Line line;
-  line.slope = sxx > 1e-300 ? sxy / sxx : 0;
-  line.intercept = my - line.slope * mx;
-  return line;
+std::vector<Knot> FitCurve(const std::vector<Point>& points) {
+  std::vector<XY> xy;
+  for (const Point& p : points) xy.push_back({p.x, p.y});
+  return FitAnchoredMonotone(std::move(xy));
 }
 
-// The line for x > 0 and the one for x <= 0; a side with fewer than 3 points takes the line
-// of all of them.
-struct Lines {
-  Line below, above;
-  double At(double x) const { return x > 0 ? above.At(x) : below.At(x); }
-};
+double Predicted(const std::vector<Knot>& curve, double x) { return Clip(CurveAt(curve, x)); }
 
-Lines FitLines(const std::vector<Point>& points) {
-  std::vector<Point> below, above;
-  for (const Point& p : points) (p.x > 0 ? above : below).push_back(p);
-  const Line all = FitLine(points);
-  return {below.size() >= 3 ? FitLine(below) : all, above.size() >= 3 ? FitLine(above) : all};
-}
-
-// Each point's miss by the lines fitted without its group, by side (x <= 0, x > 0); in-sample
-// misses, widened, when there are fewer than 3 groups.
-std::pair<std::vector<double>, std::vector<double>> OutOfGroupResiduals(
-    const std::vector<Point>& points) {
+// Each point's miss by the curve fitted without its group; in-sample misses, widened, when there
+// are fewer than 3 groups. Sorted by x (ties: in the points' order).
+std::vector<Residual> OutOfGroupResiduals(const std::vector<Point>& points) {
   std::set<std::string> groups;
   for (const Point& p : points) groups.insert(p.group);
-  std::vector<double> below, above;
-  auto add = [&](const Point& p, double r) { (p.x > 0 ? above : below).push_back(r); };
+  std::vector<Residual> out;
   if (groups.size() < 3) {
-    const Lines lines = FitLines(points);
+    const std::vector<Knot> curve = FitCurve(points);
     const double n = static_cast<double>(points.size());
     const double widen = n > 2 ? std::sqrt(n / (n - 2)) : 2.0;
-    for (const Point& p : points) add(p, widen * (p.y - lines.At(p.x)));
+    for (const Point& p : points) out.push_back({p.x, widen * (p.y - Predicted(curve, p.x))});
   } else {
     for (const std::string& g : groups) {
       std::vector<Point> rest;
       for (const Point& p : points)
         if (p.group != g) rest.push_back(p);
-      const Lines lines = FitLines(rest);
+      const std::vector<Knot> curve = FitCurve(rest);
       for (const Point& p : points)
-        if (p.group == g) add(p, p.y - lines.At(p.x));
+        if (p.group == g) out.push_back({p.x, p.y - Predicted(curve, p.x)});
     }
   }
-  return {below, above};
+  std::stable_sort(out.begin(), out.end(),
+                   [](const Residual& a, const Residual& b) { return a.x < b.x; });
+  return out;
 }
 
-Piece MakePiece(const Line& line, std::vector<double> own, const std::vector<double>& all) {
-  Piece piece{line.intercept, line.slope, {}, static_cast<int>(own.size())};
-  piece.residuals = own.size() >= 3 ? std::move(own) : all;
-  std::sort(piece.residuals.begin(), piece.residuals.end());
-  return piece;
+// The k residuals nearest to x (sorted by x: a window; ties go to the lower side).
+std::vector<double> Nearest(const std::vector<Residual>& sorted, double x, size_t k) {
+  k = std::min(k, sorted.size());
+  size_t lo =
+      static_cast<size_t>(std::lower_bound(sorted.begin(), sorted.end(), x,
+                                           [](const Residual& r, double v) { return r.x < v; }) -
+                          sorted.begin());
+  size_t hi = lo;  // the window is [lo, hi)
+  while (hi - lo < k) {
+    const bool take_low =
+        hi == sorted.size() || (lo > 0 && x - sorted[lo - 1].x <= sorted[hi].x - x);
+    if (take_low) {
+      --lo;
+    } else {
+      ++hi;
+    }
+  }
+  std::vector<double> out;
+  for (size_t i = lo; i < hi; ++i) out.push_back(sorted[i].r);
+  return out;
 }
 
 PilotScale ScaleOf(const std::vector<Example>& examples) {
   PilotScale s;
   std::map<std::pair<std::string, int64_t>, int> seen;
   for (const Example& e : examples) ++seen[{e.scale.model, e.scale.steps}];
-  const auto most = std::max_element(seen.begin(), seen.end(), [](auto& a, auto& b) {
-    return a.second < b.second;
-  });
+  const auto most = std::max_element(seen.begin(), seen.end(),
+                                     [](auto& a, auto& b) { return a.second < b.second; });
   if (most == seen.end()) return s;
   s.model = most->first.first;
   s.steps = most->first.second;
@@ -127,17 +111,22 @@ PilotScale ScaleOf(const std::vector<Example>& examples) {
 
 }  // namespace
 
+int Calibration::Neighbours() const {
+  const int n = static_cast<int>(residuals.size());
+  return std::min(n, std::max(kMinNeighbours, (n + 2) / 3));
+}
+
 Prediction Calibration::Predict(const SignalValue& x, double decision_cost,
                                 bool scale_matches) const {
-  const Piece& piece = x.value > 0 ? above : below;
-  const std::vector<double>& residuals = piece.residuals;
   Prediction p;
-  p.saving = Clip(piece.intercept + piece.slope * x.value);
+  p.saving = Predicted(curve, x.value);
   p.decision_cost = decision_cost;
   p.scale_matches = scale_matches;
   const double widen = scale_matches ? 1.0 : kOtherScaleWidening;
   std::vector<double> outcomes;
-  for (double r : residuals) outcomes.push_back(Clip(p.saving + widen * r));
+  for (double r : Nearest(residuals, x.value, static_cast<size_t>(Neighbours()))) {
+    outcomes.push_back(Clip(p.saving + widen * r));
+  }
   if (outcomes.empty()) outcomes.push_back(p.saving);
   std::sort(outcomes.begin(), outcomes.end());
   double above = 0, sum = 0;
@@ -146,12 +135,17 @@ Prediction Calibration::Predict(const SignalValue& x, double decision_cost,
     sum += o;
   }
   const double n = static_cast<double>(outcomes.size());
-  p.probability = above / n;
+  p.probability = (above + 0.5) / (n + 1);
   p.expected = sum / n;
   std::tie(p.lo, p.hi) = ConformalEnds(outcomes, kLevel);
-  if (p.expected > decision_cost) {
+  // The signal's own interval (a bootstrap over the target's documents, when it has one) says
+  // whether the curated quarter is closer at all.
+  const bool has_interval = x.lo < x.hi;
+  const bool closer = x.value > 0 && (!has_interval || x.lo > 0);
+  const bool indistinct = has_interval && x.lo <= 0 && 0 <= x.hi;
+  if (closer && p.expected > decision_cost) {
     p.verdict = "curate";
-  } else if (p.expected < -decision_cost) {
+  } else if (!indistinct && p.expected < -decision_cost) {
     p.verdict = "random";
   } else {
     p.verdict = "uncertain";
@@ -169,38 +163,34 @@ nlohmann::json ScaleToJson(const PilotScale& s) {
           {"informative", s.informative}};
 }
 
-namespace {
-
-nlohmann::json PieceToJson(const Piece& p) {
-  return {{"intercept", p.intercept},
-          {"slope", p.slope},
-          {"residuals", p.residuals},
-          {"examples", p.examples}};
-}
-
-Piece PieceFromJson(const nlohmann::json& j) {  // throws nlohmann::json::exception
-  Piece p{j.at("intercept").get<double>(), j.at("slope").get<double>(),
-          j.at("residuals").get<std::vector<double>>(), j.at("examples").get<int>()};
-  if (p.residuals.empty()) throw nlohmann::json::other_error::create(501, "no residuals", &j);
-  std::sort(p.residuals.begin(), p.residuals.end());
-  return p;
-}
-
-}  // namespace
-
 nlohmann::json Calibration::ToJson() const {
-  return {{"signal", signal},         {"below", PieceToJson(below)},
-          {"above", PieceToJson(above)}, {"examples", examples},
-          {"groups", groups},         {"scale", ScaleToJson(scale)},
-          {"source", source}};
+  nlohmann::json knots = nlohmann::json::array(), misses = nlohmann::json::array();
+  for (const Knot& k : curve) knots.push_back({k.x, k.y});
+  for (const Residual& r : residuals) misses.push_back({r.x, r.r});
+  return {{"signal", signal},    {"form", "anchored_monotone"}, {"curve", knots},
+          {"residuals", misses}, {"neighbours", Neighbours()},  {"examples", examples},
+          {"groups", groups},    {"scale", ScaleToJson(scale)}, {"source", source}};
 }
 
 Result<Calibration> Calibration::FromJson(const nlohmann::json& j) {
   Calibration c;
   try {
+    if (j.at("form").get<std::string>() != "anchored_monotone") {
+      throw nlohmann::json::other_error::create(501, "unknown form", &j);
+    }
     c.signal = j.at("signal").get<std::string>();
-    c.below = PieceFromJson(j.at("below"));
-    c.above = PieceFromJson(j.at("above"));
+    for (const auto& k : j.at("curve"))
+      c.curve.push_back({k.at(0).get<double>(), k.at(1).get<double>()});
+    for (const auto& r : j.at("residuals")) {
+      c.residuals.push_back({r.at(0).get<double>(), r.at(1).get<double>()});
+    }
+    if (c.curve.empty() || c.residuals.empty()) {
+      throw nlohmann::json::other_error::create(501, "no curve or no residuals", &j);
+    }
+    std::stable_sort(c.curve.begin(), c.curve.end(),
+                     [](const Knot& a, const Knot& b) { return a.x < b.x; });
+    std::stable_sort(c.residuals.begin(), c.residuals.end(),
+                     [](const Residual& a, const Residual& b) { return a.x < b.x; });
     c.examples = j.at("examples").get<int>();
     c.groups = j.at("groups").get<int>();
     const nlohmann::json& s = j.at("scale");
@@ -230,15 +220,13 @@ Result<Calibration> Fit(const std::vector<Example>& examples, const std::string&
     return Status::InvalidArgument("a calibration needs at least 3 labelled trials with signal " +
                                    signal + "; have " + std::to_string(points.size()));
   }
-  const Lines lines = FitLines(points);
-  auto [below, above] = OutOfGroupResiduals(points);
-  std::vector<double> all = below;
-  all.insert(all.end(), above.begin(), above.end());
   Calibration c;
   c.signal = signal;
-  for (double r : all) c.held_out_error += r * r / static_cast<double>(all.size());
-  c.below = MakePiece(lines.below, std::move(below), all);
-  c.above = MakePiece(lines.above, std::move(above), all);
+  c.curve = FitCurve(points);
+  c.residuals = OutOfGroupResiduals(points);
+  for (const Residual& r : c.residuals) {
+    c.held_out_error += r.r * r.r / static_cast<double>(c.residuals.size());
+  }
   c.examples = static_cast<int>(points.size());
   c.groups = static_cast<int>(groups.size());
   c.scale = ScaleOf(examples);
@@ -277,10 +265,16 @@ std::optional<bool> Correct(const std::string& verdict, std::optional<double> ne
 }
 
 const std::vector<std::string>& CandidateSignals() {
-  static const std::vector<std::string> kCandidates = {
-      "byte_bigram_gain", "byte_unigram_gain", "ngram4_coverage_gain",
-      "classifier_gap",   "classifier_auc",    "byte_pair_coverage"};
+  static const std::vector<std::string> kCandidates = {"byte_bigram_gain", "target_like_gain",
+                                                       "byte_unigram_gain"};
   return kCandidates;
+}
+
+const std::vector<std::string>& GainSignals() {
+  static const std::vector<std::string> kGains = {"byte_bigram_gain", "target_like_gain",
+                                                  "byte_unigram_gain", "ngram4_coverage_gain",
+                                                  "classifier_gap"};
+  return kGains;
 }
 
 nlohmann::json SignalToJson(const SignalValue& x) {

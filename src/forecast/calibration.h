@@ -1,23 +1,27 @@
 #pragma once
 // From a signal to a bounded, calibrated forecast.
 //
-// The model: the net saving of curating, y, against one signal x (chosen below), as two lines
-// y = intercept + slope * x fitted by least squares on trials already run, one for x > 0 (the
-// curated arm measured closer to the target than the random arm) and one for x <= 0 (no
-// closer), each prediction clipped to [-1, 1]. The break at 0 is the signals' own zero, not a
-// fitted threshold; a side with fewer than 3 trials uses the line fitted on all of them. The
-// spread comes from the lines' own misses on corpora they were not fitted on: a side's
-// `residuals` hold, for each of its examples, y minus the prediction of the lines fitted without
-// that example's group (its corpus); a side with fewer than 3 uses every residual. A
-// forecast's outcomes are prediction + residual_i (each clipped to [-1, 1]); from them:
-//   probability       the share of outcomes > 0: the chance curating pays
-//   predicted_saving  the clipped line
-//   interval          80%: the split-conformal ranks of the outcomes (ceil((n + 1) * 0.9)-th
-//                     from either end; the extremes when n < 9)
+// The model (monotone_fit.h): the net saving of curating, y, against one gain signal x (chosen
+// below; x > 0: the curated quarter is closer to the target than a random quarter), fitted on
+// trials already run as a non-decreasing least-squares curve that is at most 0 wherever x <= 0.
+// Predictions are clipped to [-1, 1]. The spread comes from the curve's own misses on corpora
+// it was not fitted on: `residuals` hold, for each example, its x and y minus the prediction of
+// the curve fitted without that example's group (its corpus). A forecast at x uses the misses of
+// the calibration's examples nearest in x (the `neighbours` nearest: max(10, n / 3), at most n),
+// because the misses are not alike along x: near x = 0 some targets pay and some never catch
+// up, far above it almost all pay. Its outcomes are prediction + residual_i (each clipped); then
+//   probability       that a new outcome exchangeable with these k outcomes is > 0, between
+//                     m / (k + 1) and (m + 1) / (k + 1) (m of them > 0): the midpoint
+//                     (m + 1/2) / (k + 1), never 0 or 1 from a finite calibration
+//   predicted_saving  the clipped curve
+//   interval          80%: the split-conformal ranks of the outcomes (ceil((k + 1) * 0.9)-th
+//                     from either end; the extremes when k < 9)
 //   expected          the outcomes' mean: the expected saving of curating, in the trial's units
 // The decision minimises expected compute with the forecast's own cost c (a fraction of the
-// trial's compute) counted: curate when expected > c, random when expected < -c; otherwise the
-// expected gain of deciding is below what the forecast cost, and it says `uncertain`.
+// trial's compute) counted, and curates only on a signal that says the curated quarter is
+// closer: curate when x > 0, the signal's own interval (when it has one) lies above 0, and
+// expected > c; random when expected < -c; otherwise `uncertain` (the signal cannot tell the
+// quarters apart, or the expected gain of deciding is below what the forecast cost).
 // A trial whose curated arm never caught up is labelled y = -1: curating spent its whole budget
 // and then needed the random run (twice the random arm's compute to L* at these pilots, where
 // the random arm reaches L* near the budget's end), the same price held_out.h charges it.
@@ -38,6 +42,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "forecast/monotone_fit.h"
 
 namespace preflight::forecast {
 
@@ -47,11 +52,11 @@ struct SignalValue {
 
 // The pilot a trial ran at.
 struct PilotScale {
-  std::string model;      // tiny | small | medium | custom
-  int64_t steps = 0;      // per run
-  double tokens = 0;      // per run
-  int trials = 0;         // how many trials the calibration holds at this scale
-  int informative = 0;    // of them, how many the regime check called informative
+  std::string model;    // tiny | small | medium | custom
+  int64_t steps = 0;    // per run
+  double tokens = 0;    // per run
+  int trials = 0;       // how many trials the calibration holds at this scale
+  int informative = 0;  // of them, how many the regime check called informative
   bool Matches(const std::string& other_model, int64_t other_steps) const {
     return model == other_model && steps == other_steps;
   }
@@ -61,10 +66,10 @@ struct Example {
   std::string name;   // the target, for tables
   std::string group;  // its corpus: leave-one-corpus-out leaves a whole group out
   std::map<std::string, SignalValue> signals;  // what the forecast measured
-  std::optional<double> net;  // the trial's net saving; nullopt: never caught up
-  double forecast_cost = 0;   // the forecast's cost as a fraction of the trial's compute
-  int seeds = 4;              // runs per arm of the trial
-  PilotScale scale;           // the trial's (trials = 1, informative = 0 or 1)
+  std::optional<double> net;                   // the trial's net saving; nullopt: never caught up
+  double forecast_cost = 0;  // the forecast's cost as a fraction of the trial's compute
+  int seeds = 4;             // runs per arm of the trial
+  PilotScale scale;          // the trial's (trials = 1, informative = 0 or 1)
   double Label() const { return net ? *net : -1.0; }  // never caught up: see above
 };
 
@@ -78,28 +83,29 @@ struct Prediction {
   std::string strength;  // clear (probability <= 0.1 or >= 0.9) | weak
 };
 
-// One side's line and its out-of-group misses.
-struct Piece {
-  double intercept = 0, slope = 0;
-  std::vector<double> residuals;  // sorted
-  int examples = 0;               // of the calibration's, on this side
+// An example's miss by the curve fitted without its group, at its signal x.
+struct Residual {
+  double x = 0, r = 0;
 };
 
 struct Calibration {
   std::string signal = "byte_bigram_gain";
-  Piece below, above;  // x <= 0, x > 0
+  std::vector<Knot> curve;          // the anchored monotone fit (monotone_fit.h)
+  std::vector<Residual> residuals;  // out-of-group misses, sorted by x
   int examples = 0, groups = 0;
   PilotScale scale;
   std::string source;         // where the fit came from, in words
   double held_out_error = 0;  // mean squared out-of-group miss (Fit's; not saved)
 
+  // How many residuals, nearest in x, a prediction uses.
+  int Neighbours() const;
   // `decision_cost`: the forecast's cost as a fraction of the trial's compute.
   Prediction Predict(const SignalValue& x, double decision_cost, bool scale_matches = true) const;
   nlohmann::json ToJson() const;
   static Result<Calibration> FromJson(const nlohmann::json& j);
 };
 
-// The lines of `signal` on the examples that have it (at least 3), with out-of-group residuals
+// The curve of `signal` on the examples that have it (at least 3), with out-of-group residuals
 // (in-sample ones, widened by sqrt(n / (n - 2)), when fewer than 3 groups).
 Result<Calibration> Fit(const std::vector<Example>& examples, const std::string& signal,
                         const std::string& source);
@@ -112,8 +118,14 @@ Result<Calibration> Calibrate(const std::vector<Example>& examples,
 // Right or wrong by DESIGN.md's rule; nullopt for an abstention.
 std::optional<bool> Correct(const std::string& verdict, std::optional<double> net);
 
-// The signals Calibrate chooses among, in order of preference (ties).
+// The signals Calibrate chooses among, in order of preference (ties): gains, whose 0 means "the
+// curated quarter is no closer than a random one", as the model form needs, and that carry their
+// own interval, as the verdict needs (it does not curate on a signal whose interval covers 0).
 const std::vector<std::string>& CandidateSignals();
+
+// Every gain signal, the candidates first: what the held-out figures report alone ("the signals
+// that lost"), those without an interval included.
+const std::vector<std::string>& GainSignals();
 
 // The fit on the calibration battery (doc/forecast.md has the run).
 Calibration DefaultCalibration();

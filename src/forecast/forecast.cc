@@ -1,10 +1,11 @@
 #include "forecast/forecast.h"
 
+#include <fmt/format.h>
+
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
-
-#include <fmt/format.h>
 
 #include "base/clock.h"
 #include "base/file.h"
@@ -25,6 +26,32 @@ Result<std::vector<std::string>> ReadTexts(const std::string& path, const std::s
       corpus::ScanDocuments({path}, read, [&](int, const corpus::Record&, std::string_view text) {
         texts.emplace_back(text);
       }).status());
+  return texts;
+}
+
+// An arm's texts, or an evenly spread deterministic sample of them when its file holds more than
+// `budget` bytes (0: no bound): with r = budget / file bytes, record k is kept when
+// floor((k + 1) r) > floor(k r), so about a fraction r of the records, one in every 1 / r. Only
+// the kept lines are parsed.
+Result<std::vector<std::string>> ReadSample(const std::string& path, const std::string& field,
+                                            uint64_t budget) {
+  std::error_code ec;
+  const uintmax_t bytes = std::filesystem::file_size(path, ec);
+  if (ec || budget == 0 || bytes <= budget) return ReadTexts(path, field);
+  const double r = static_cast<double>(budget) / static_cast<double>(bytes);
+  std::vector<std::string> texts;
+  corpus::ReadOptions read;
+  read.text_field = field;
+  uint64_t k = 0;
+  PF_RETURN_IF_ERROR(corpus::ScanLines({path}, read, [&](const corpus::Record& rec) -> Status {
+    const double at = static_cast<double>(k++);
+    if (std::floor((at + 1) * r) <= std::floor(at * r)) return Status::Ok();
+    PF_ASSIGN_OR_RETURN(
+        std::string text,
+        corpus::ParseTextField(rec.line, read, fmt::format("{}:{}", path, rec.line_no)));
+    texts.push_back(std::move(text));
+    return Status::Ok();
+  }));
   return texts;
 }
 
@@ -103,6 +130,7 @@ nlohmann::json ForecastConfig::ToJson() const {
                       {"proxy", proxy},
                       {"proxy_fraction", proxy_fraction},
                       {"eval_max_windows", eval_max_windows},
+                      {"signal_bytes", signal_bytes},
                       {"calibration", calibration.ToJson()}};
   if (!group.empty()) j["group"] = group;
   if (text_field != "text") j["text_field"] = text_field;
@@ -181,7 +209,10 @@ Result<Measured> MeasureSignals(const ForecastConfig& c, const std::vector<std::
   m.signals["byte_pair_coverage"] = {coverage, coverage, coverage};
   const double covered = NgramCoverageGain(curated, random, target);
   m.signals["ngram4_coverage_gain"] = {covered, covered, covered};
-  const double auc_random = ClassifierAuc(target, random);
+  const TargetLike like = TargetLikeShare(target, curated, random);
+  m.signals["target_like_gain"] = {like.gain, like.lo, like.hi};
+  m.signals["target_like_share"] = {like.curated, like.curated, like.curated};
+  const double auc_random = like.auc;  // ClassifierAuc(target, random), the same folds
   const double auc_curated = ClassifierAuc(target, curated);
   m.signals["classifier_auc"] = {auc_random, auc_random, auc_random};
   m.signals["classifier_gap"] = {auc_random - auc_curated, auc_random - auc_curated,
@@ -233,14 +264,22 @@ Result<std::string> Decide(const ForecastConfig& c, const Measured& m, ForecastO
   const bool same_scale = cal.scale.Matches(c.model_name, c.steps);
   out.prediction = cal.Predict(chosen->second, out.fraction_of_trial, same_scale);
   std::string reason = fmt::format(
-      "{} = {:.4f} on a line fitted on {} trials ({} corpora); chance that curating pays {:.0f}%, "
+      "{} = {:.4f} on a monotone curve fitted on {} trials ({} corpora); chance that curating "
+      "pays {:.0f}%, "
       "expected net saving {:+.1f}% against the forecast's cost of {:.2f}% of the trial",
       cal.signal, chosen->second.value, cal.examples, cal.groups, 100 * out.prediction.probability,
       100 * out.prediction.expected, 100 * out.fraction_of_trial);
-  if (!same_scale) {
+  const SignalValue& x = chosen->second;
+  if (x.lo < x.hi && x.lo <= 0 && 0 <= x.hi) {
     reason += fmt::format(
-        "; calibrated at {}/{} steps, asked about {}/{}: interval widened twofold", cal.scale.model,
-        cal.scale.steps, c.model_name, c.steps);
+        "; its 80% interval ({:+.4f} .. {:+.4f}) covers 0: the curated quarter is not measurably "
+        "closer to the target than a random one, so not curate",
+        x.lo, x.hi);
+  }
+  if (!same_scale) {
+    reason +=
+        fmt::format("; calibrated at {}/{} steps, asked about {}/{}: interval widened twofold",
+                    cal.scale.model, cal.scale.steps, c.model_name, c.steps);
   }
   return reason;
 }
@@ -278,8 +317,10 @@ Result<ForecastOutcome> ForecastOnArms(const ForecastConfig& c, const ForecastAr
   CostMeter meter;
   ForecastOutcome out;
   out.inputs = arms.inputs;
-  PF_ASSIGN_OR_RETURN(std::vector<std::string> curated, ReadTexts(arms.curated.path, c.text_field));
-  PF_ASSIGN_OR_RETURN(std::vector<std::string> random, ReadTexts(arms.random.path, c.text_field));
+  PF_ASSIGN_OR_RETURN(std::vector<std::string> curated,
+                      ReadSample(arms.curated.path, c.text_field, c.signal_bytes));
+  PF_ASSIGN_OR_RETURN(std::vector<std::string> random,
+                      ReadSample(arms.random.path, c.text_field, c.signal_bytes));
   PF_ASSIGN_OR_RETURN(std::vector<std::string> target, ReadTexts(c.target_select, c.text_field));
   PF_ASSIGN_OR_RETURN(Measured m, MeasureSignals(c, curated, random, target, out, progress));
 
@@ -292,6 +333,7 @@ Result<ForecastOutcome> ForecastOnArms(const ForecastConfig& c, const ForecastAr
       out.trial_core_seconds > 0 ? out.core_seconds / out.trial_core_seconds : 0;
   PF_ASSIGN_OR_RETURN(std::string reason, Decide(c, m, out));
   out.evidence = {{"arms", {{"curated", ArmJson(arms.curated)}, {"random", ArmJson(arms.random)}}},
+                  {"signal_docs", {{"curated", curated.size()}, {"random", random.size()}}},
                   {"target_select_docs", target.size()},
                   {"proxy", m.proxy},
                   {"train_core_seconds_per_step", m.train_core_seconds_per_step}};

@@ -7,6 +7,7 @@
 //
 // Contract
 // - Never opens the held-out target file: it is not among its inputs.
+// - Reads at most about `signal_bytes` of each arm (a deterministic sample of its documents).
 // - Its cost is measured (CPU seconds of this process while it runs) and reported as a fraction
 //   of the trial's training compute, estimated from the proxy's own measured seconds per step:
 //   f * steps * 2 arms * seeds, with f timed on a few steps of the trial's model (or taken from
@@ -50,6 +51,12 @@ struct ForecastConfig {
   bool proxy = false;
   double proxy_fraction = 0.035;
   int64_t eval_max_windows = 48;  // of T_sel, evenly spread
+  // The signals read at most about this many bytes of each arm's file: an evenly spread
+  // deterministic sample of its documents when the arm is larger (0: whole arms). Bounds the
+  // forecast's work on a large pool, and keeps its signals measured the same way at every pool
+  // size: the calibration battery's arms (about 3.8 MB) are sampled too, so a signal on an 80 MB
+  // pool comes from as much text as the signals the calibration was fitted on.
+  uint64_t signal_bytes = 2ull << 20;
   std::string work_dir;
   // The target's group (its corpus, in a battery): recorded so that calibrating can leave a
   // whole corpus out. Empty: the target is its own group.

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -26,6 +27,32 @@ nlohmann::json Rate(int right, int decided) {
           {"decided", decided},
           {"accuracy", decided > 0 ? nlohmann::json(static_cast<double>(right) / decided)
                                    : nlohmann::json(nullptr)}};
+}
+
+// Predicted probability against the observed share that paid, in five bins of width 0.2 (the
+// last holds 1).
+nlohmann::json Reliability(const std::vector<Example>& examples,
+                           const std::vector<Prediction>& predictions) {
+  constexpr int kBins = 5;
+  std::vector<double> count(kBins, 0), predicted(kBins, 0), paid(kBins, 0);
+  for (size_t i = 0; i < examples.size(); ++i) {
+    const double q = predictions[i].probability;
+    const int b = std::clamp(static_cast<int>(q * kBins), 0, kBins - 1);
+    count[b] += 1;
+    predicted[b] += q;
+    paid[b] += examples[i].net && *examples[i].net > 0;
+  }
+  nlohmann::json bins = nlohmann::json::array();
+  for (int b = 0; b < kBins; ++b) {
+    bins.push_back({{"from", static_cast<double>(b) / kBins},
+                    {"to", static_cast<double>(b + 1) / kBins},
+                    {"targets", count[b]},
+                    {"mean_predicted", count[b] > 0 ? nlohmann::json(predicted[b] / count[b])
+                                                    : nlohmann::json(nullptr)},
+                    {"observed",
+                     count[b] > 0 ? nlohmann::json(paid[b] / count[b]) : nlohmann::json(nullptr)}});
+  }
+  return bins;
 }
 
 }  // namespace
@@ -57,6 +84,8 @@ Result<std::vector<Prediction>> LeaveOneGroupOut(const std::vector<Example>& exa
 nlohmann::json SummarizeHeldOut(const std::vector<Example>& examples,
                                 const std::vector<Prediction>& predictions) {
   int clear = 0, clear_decided = 0, clear_right = 0, always_right = 0, abstained = 0, covered = 0;
+  int non_paying = 0, caught = 0, missed = 0;
+  double brier = 0;
   double following = 0, deciding = 0, curate = 0, random = 0, cost = 0, max_cost = 0, error = 0;
   std::set<std::string> groups;
   nlohmann::json wrong = nlohmann::json::array(), rows = nlohmann::json::array();
@@ -68,6 +97,13 @@ nlohmann::json SummarizeHeldOut(const std::vector<Example>& examples,
     abstained += !correct.has_value();
     covered += Covered(e, p);
     error += std::fabs(p.saving - e.Label());
+    const bool paid = e.net && *e.net > 0;
+    brier += (p.probability - paid) * (p.probability - paid);
+    if (!paid) {
+      ++non_paying;
+      caught += p.verdict == "random";
+      missed += p.verdict == "curate";
+    }
     if (IsClear(e)) {
       ++clear;
       always_right += e.net && *e.net > 0;
@@ -104,6 +140,13 @@ nlohmann::json SummarizeHeldOut(const std::vector<Example>& examples,
           {"abstained_share", abstained / n},
           {"coverage", covered / n},
           {"mean_abs_error", error / n},
+          {"brier", brier / n},
+          {"non_paying",
+           {{"targets", non_paying},
+            {"caught", caught},
+            {"abstained", non_paying - caught - missed},
+            {"missed", missed}}},
+          {"reliability", Reliability(examples, predictions)},
           {"value_runs_per_target",
            {{"following", following / n},
             {"following_forecast_cost_excluded", deciding / n},
@@ -115,14 +158,15 @@ nlohmann::json SummarizeHeldOut(const std::vector<Example>& examples,
 }
 
 Result<nlohmann::json> EvaluateHeldOut(const std::vector<Example>& examples,
-                                       const std::vector<std::string>& candidates) {
+                                       const std::vector<std::string>& candidates,
+                                       const std::vector<std::string>& alone) {
   PF_ASSIGN_OR_RETURN(std::vector<Prediction> all, LeaveOneGroupOut(examples, candidates));
   nlohmann::json out = SummarizeHeldOut(examples, all);
   nlohmann::json by_signal = nlohmann::json::object();
-  for (const std::string& signal : candidates) {
-    auto alone = LeaveOneGroupOut(examples, {signal});
-    if (!alone.ok()) continue;  // not measured on every example
-    nlohmann::json s = SummarizeHeldOut(examples, *alone);
+  for (const std::string& signal : alone) {
+    auto predictions = LeaveOneGroupOut(examples, {signal});
+    if (!predictions.ok()) continue;  // not measured on every example
+    nlohmann::json s = SummarizeHeldOut(examples, *predictions);
     s.erase("rows");
     s.erase("wrong");
     by_signal[signal] = s;
@@ -144,19 +188,28 @@ std::string FormatHeldOut(const nlohmann::json& h) {
       "    abstained {} of {} ({:.0f}%)   80% interval coverage {:.0f}%   mean |error| {:.3f}\n"
       "    compute per target, in random-arm runs to L*: following {:.3f} (its verdicts alone "
       "{:.3f})   always curate {:.3f}   always random {:.3f}\n"
-      "    forecast cost: mean {:.2f}% of its trial (max {:.2f}%)\n",
+      "    forecast cost: mean {:.2f}% of its trial (max {:.2f}%)\n"
+      "    targets that did not pay: {}, caught (random) {}, abstained {}, missed (curate) {}"
+      "   Brier score {:.3f}\n",
       h["targets"].get<int>(), h["groups"].get<int>(), rate(h["clear"]),
       rate(h["always_curate_clear"]), h["abstained"].get<int>(), h["targets"].get<int>(),
       100 * h["abstained_share"].get<double>(), 100 * h["coverage"].get<double>(),
       h["mean_abs_error"].get<double>(), v["following"].get<double>(),
       v["following_forecast_cost_excluded"].get<double>(), v["always_curate"].get<double>(),
       v["always_random"].get<double>(), 100 * h["cost_fraction_of_trial"]["mean"].get<double>(),
-      100 * h["cost_fraction_of_trial"]["max"].get<double>());
+      100 * h["cost_fraction_of_trial"]["max"].get<double>(), h["non_paying"]["targets"].get<int>(),
+      h["non_paying"]["caught"].get<int>(), h["non_paying"]["abstained"].get<int>(),
+      h["non_paying"]["missed"].get<int>(), h["brier"].get<double>());
   if (h.contains("by_signal") && !h["by_signal"].empty()) {
-    out += "    each signal alone (same procedure): clear accuracy, abstained, coverage\n";
+    out +=
+        "    each signal alone (same procedure): clear accuracy, abstained, coverage, "
+        "non-paying caught/missed, runs per target following it\n";
     for (auto& [signal, s] : h["by_signal"].items()) {
-      out += fmt::format("      {:<22} {:<16} {:>3}   {:.0f}%\n", signal, rate(s["clear"]),
-                         s["abstained"].get<int>(), 100 * s["coverage"].get<double>());
+      out += fmt::format("      {:<22} {:<16} {:>3}   {:.0f}%   {}/{}   {:.3f}\n", signal,
+                         rate(s["clear"]), s["abstained"].get<int>(),
+                         100 * s["coverage"].get<double>(), s["non_paying"]["caught"].get<int>(),
+                         s["non_paying"]["missed"].get<int>(),
+                         s["value_runs_per_target"]["following"].get<double>());
     }
   }
   return out;

@@ -31,10 +31,11 @@ Result<std::vector<Prediction>> LeaveOneGroupOut(const std::vector<Example>& exa
 nlohmann::json SummarizeHeldOut(const std::vector<Example>& examples,
                                 const std::vector<Prediction>& predictions);
 
-// SummarizeHeldOut of LeaveOneGroupOut with every candidate, then with each candidate alone
+// SummarizeHeldOut of LeaveOneGroupOut with every candidate, then with each of `alone` imposed
 // ("by_signal": the signals that lost, and by how much). Errors when the examples are too few.
 Result<nlohmann::json> EvaluateHeldOut(const std::vector<Example>& examples,
-                                       const std::vector<std::string>& candidates);
+                                       const std::vector<std::string>& candidates,
+                                       const std::vector<std::string>& alone);
 
 // The summary in a few lines of text.
 std::string FormatHeldOut(const nlohmann::json& held_out);

@@ -22,18 +22,35 @@ uint32_t Hash4(std::string_view text, size_t i, int bits) {
   return static_cast<uint32_t>((gram * 0x9E3779B97F4A7C15ull) >> (64 - bits));
 }
 
+// A passage and the cross-validation fold that holds it out.
+struct Passage {
+  std::string_view text;
+  size_t fold = 0;
+};
+
 // The documents cut into passages of at most kPassageBytes, then at most `max` of them, evenly
-// spaced (so a large arm costs no more than a small one).
-std::vector<std::string_view> Passages(const std::vector<std::string>& docs, size_t max) {
-  std::vector<std::string_view> all;
-  for (const std::string& d : docs) {
-    for (size_t at = 0; at < d.size(); at += kPassageBytes) {
-      all.emplace_back(std::string_view(d).substr(at, kPassageBytes));
+// spaced (so a large arm costs no more than a small one). Folds go by document (document d in
+// fold d % 2), so that no document has passages on both sides of a fold: its other passages
+// would make the held-out ones look more like their class than a new document of the same kind.
+// With fewer than two documents (or a fold left empty), passage k goes to fold k % 2.
+std::vector<Passage> Passages(const std::vector<std::string>& docs, size_t max) {
+  std::vector<Passage> all;
+  for (size_t d = 0; d < docs.size(); ++d) {
+    for (size_t at = 0; at < docs[d].size(); at += kPassageBytes) {
+      all.push_back({std::string_view(docs[d]).substr(at, kPassageBytes), d % 2});
     }
   }
-  if (all.size() <= max) return all;
-  std::vector<std::string_view> kept;
-  for (size_t k = 0; k < max; ++k) kept.push_back(all[k * all.size() / max]);
+  std::vector<Passage> kept;
+  if (all.size() <= max) {
+    kept = std::move(all);
+  } else {
+    for (size_t k = 0; k < max; ++k) kept.push_back(all[k * all.size() / max]);
+  }
+  size_t in_first = 0;
+  for (const Passage& p : kept) in_first += p.fold == 0;
+  if (in_first == 0 || in_first == kept.size()) {
+    for (size_t k = 0; k < kept.size(); ++k) kept[k].fold = k % 2;
+  }
   return kept;
 }
 
@@ -101,22 +118,89 @@ double NgramCoverageGain(const std::vector<std::string>& curated,
   return NgramCoverage(curated, target) - NgramCoverage(random, target);
 }
 
-double ClassifierAuc(const std::vector<std::string>& target, const std::vector<std::string>& arm) {
-  const std::vector<std::string_view> pos = Passages(target, kMaxPassages);
-  const std::vector<std::string_view> neg = Passages(arm, kMaxPassages);
-  if (pos.size() < 2 || neg.size() < 2) return 0.5;
-  std::vector<double> pos_scores, neg_scores;
-  for (size_t fold = 0; fold < 2; ++fold) {  // passage k is held out in fold k % 2
+namespace {
+
+// The two-fold cross-validated classifier of `target` passages against `arm` passages: each
+// passage's score under the fold that held it out, and `extra` passages scored under both folds.
+struct Folds {
+  std::vector<double> pos, neg;            // held-out scores, fold by fold
+  std::vector<size_t> neg_fold;            // per fold: how many of neg it held out
+  std::vector<std::vector<double>> extra;  // extra[fold]: every extra passage's score
+  std::vector<double> median;              // per fold: the median held-out target score
+};
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+Folds CrossValidate(const std::vector<Passage>& pos, const std::vector<Passage>& neg,
+                    const std::vector<Passage>& extra) {
+  Folds f;
+  for (size_t fold = 0; fold < 2; ++fold) {  // a passage is held out in its own fold
     ClassCounts p, n;
-    for (size_t k = 0; k < pos.size(); ++k)
-      if (k % 2 != fold) p.Add(pos[k]);
-    for (size_t k = 0; k < neg.size(); ++k)
-      if (k % 2 != fold) n.Add(neg[k]);
+    for (const Passage& x : pos)
+      if (x.fold != fold) p.Add(x.text);
+    for (const Passage& x : neg)
+      if (x.fold != fold) n.Add(x.text);
     const std::vector<double> ratio = LogRatios(p, n);
-    for (size_t k = fold; k < pos.size(); k += 2) pos_scores.push_back(Score(pos[k], ratio));
-    for (size_t k = fold; k < neg.size(); k += 2) neg_scores.push_back(Score(neg[k], ratio));
+    std::vector<double> held;
+    for (const Passage& x : pos)
+      if (x.fold == fold) held.push_back(Score(x.text, ratio));
+    f.median.push_back(Median(held));
+    f.pos.insert(f.pos.end(), held.begin(), held.end());
+    const size_t before = f.neg.size();
+    for (const Passage& x : neg)
+      if (x.fold == fold) f.neg.push_back(Score(x.text, ratio));
+    f.neg_fold.push_back(f.neg.size() - before);
+    f.extra.emplace_back();
+    for (const Passage& e : extra) f.extra.back().push_back(Score(e.text, ratio));
   }
-  return Auc(pos_scores, neg_scores);
+  return f;
+}
+
+}  // namespace
+
+double ClassifierAuc(const std::vector<std::string>& target, const std::vector<std::string>& arm) {
+  const std::vector<Passage> pos = Passages(target, kMaxPassages);
+  const std::vector<Passage> neg = Passages(arm, kMaxPassages);
+  if (pos.size() < 2 || neg.size() < 2) return 0.5;
+  const Folds f = CrossValidate(pos, neg, {});
+  return Auc(f.pos, f.neg);
+}
+
+TargetLike TargetLikeShare(const std::vector<std::string>& target,
+                           const std::vector<std::string>& curated,
+                           const std::vector<std::string>& random) {
+  TargetLike t;
+  const std::vector<Passage> pos = Passages(target, kMaxPassages);
+  const std::vector<Passage> neg = Passages(random, kMaxPassages);
+  const std::vector<Passage> cur = Passages(curated, kMaxPassages);
+  if (pos.size() < 2 || neg.size() < 2) return t;
+  const Folds f = CrossValidate(pos, neg, cur);
+  t.auc = Auc(f.pos, f.neg);
+  double random_above = 0, curated_above = 0;
+  for (size_t fold = 0, at = 0; fold < 2; ++fold) {
+    for (size_t k = 0; k < f.neg_fold[fold]; ++k, ++at) random_above += f.neg[at] > f.median[fold];
+    for (double s : f.extra[fold]) curated_above += s > f.median[fold];
+  }
+  // Half of the passages like the target score above its median, next to none of the others:
+  // twice the share above is the share like the target.
+  const double n_random = static_cast<double>(neg.size());
+  const double n_curated = static_cast<double>(cur.size());
+  const double above_random = random_above / n_random;
+  const double above_curated = cur.empty() ? 0 : curated_above / (2 * n_curated);  // both folds
+  t.random = 2 * above_random;
+  t.curated = 2 * above_curated;
+  t.gain = t.curated - t.random;
+  // Binomial errors of both shares (the curated passages counted once), 80% normal interval.
+  const double se =
+      2 * std::sqrt(above_random * (1 - above_random) / n_random +
+                    (cur.empty() ? 0 : above_curated * (1 - above_curated) / n_curated));
+  t.lo = t.gain - 1.2815515655446004 * se;
+  t.hi = t.gain + 1.2815515655446004 * se;
+  return t;
 }
 
 }  // namespace preflight::forecast

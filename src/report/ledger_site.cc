@@ -7,23 +7,12 @@
 #include <cmath>
 
 #include "base/format.h"
+#include "report/ledger_site_plot.h"
 #include "report/svg_plot.h"
 #include "report/trial_report.h"
 
 namespace preflight::report {
 namespace {
-
-// Plot geometry in SVG user units; the svgs scale to the page width.
-struct Frame {
-  double width, height, left, right, top, bottom;
-  double x_lo, x_hi, y_lo, y_hi;
-  double X(double x) const { return left + (x - x_lo) / (x_hi - x_lo) * (width - left - right); }
-  double Y(double y) const {
-    return height - bottom - (y - y_lo) / (y_hi - y_lo) * (height - top - bottom);
-  }
-};
-
-std::string Px(double v) { return fmt::format("{:.1f}", v); }
 
 // The trial report's Okabe-Ito palette (svg_plot.h): blue draws, green marks a right forecast,
 // vermillion a wrong one.
@@ -189,41 +178,6 @@ std::string TrialsTable(const SiteData& d) {
   return s + "</tbody>\n</table>\n</section>\n";
 }
 
-// Shared axis drawing: grid lines and labels at `x_ticks` and at round values of y, the frame
-// and both axis titles.
-template <typename XLabel, typename YLabel>
-std::string Axes(const Frame& f, const std::vector<double>& x_ticks, XLabel x_label, YLabel y_label,
-                 const std::string& x_title, const std::string& y_title) {
-  std::string s;
-  for (double v : NiceTicks(f.y_lo, f.y_hi, 5)) {
-    s += fmt::format(
-        "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#d8dee4\"/>"
-        "<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n",
-        Px(f.left), Px(f.Y(v)), Px(f.width - f.right), Px(f.Y(v)), Px(f.left - 6), Px(f.Y(v) + 4),
-        Esc(y_label(v)));
-  }
-  for (double v : x_ticks) {
-    s += fmt::format(
-        "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#eef1f4\"/>"
-        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
-        Px(f.X(v)), Px(f.top), Px(f.X(v)), Px(f.height - f.bottom), Px(f.X(v)),
-        Px(f.height - f.bottom + 16), Esc(x_label(v)));
-  }
-  s += fmt::format(
-      "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#8c959f\"/>\n",
-      Px(f.left), Px(f.top), Px(f.width - f.left - f.right), Px(f.height - f.top - f.bottom));
-  s += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
-                   Px((f.left + f.width - f.right) / 2), Px(f.height - 8), Esc(x_title));
-  s += fmt::format(
-      "<text transform=\"translate(14,{}) rotate(-90)\" text-anchor=\"middle\">{}</text>\n",
-      Px((f.top + f.height - f.bottom) / 2), Esc(y_title));
-  return s;
-}
-
-std::string PercentLabel(double v) { return fmt::format("{:.0f}%", 100 * v); }
-
-double Clamp(double v, double lo, double hi) { return std::min(hi, std::max(lo, v)); }
-
 // The calibration plot's domain, the same on both axes so that y = x is the diagonal: every point
 // and bar, at least [-0.1, 0.1], at most [-1, 1] (a bar or point beyond is drawn at the edge; its
 // title gives the value).
@@ -373,7 +327,13 @@ std::string CalibrationSection(const SiteData& d) {
        "</figure>\n<figure>\n" +
        AccuracyPlot(d) +
        "<figcaption>Share of forecast decisions that were right after each decided trial, in "
-       "ledger order; dashed: a coin's 50%.</figcaption>\n</figure>\n</div>\n";
+       "ledger order; dashed: a coin's 50%.</figcaption>\n</figure>\n<figure>\n" +
+       ReliabilityFigure(d.trials) +
+       "<figcaption>Reliability: the trials binned by the forecast's chance that curating pays "
+       "(five bins of 20 points), each bin at its mean predicted chance against the share of its "
+       "trials that paid (caught up with a net saving above 0), with an 80% Wilson interval and "
+       "its count; dashed: perfectly calibrated. Bins of a few trials say little.</figcaption>\n"
+       "</figure>\n</div>\n";
   return s + "</section>\n";
 }
 

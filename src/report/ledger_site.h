@@ -6,12 +6,13 @@
 //
 // index.html, stable ids: "trials" (table, a tr.trial per trial receipt with data-hash),
 // "calibration" (section) with svg#calibration-plot (circle.point per trial with a forecast and a
-// net saving, line#identity for y = x) and svg#accuracy-plot (the running decision accuracy in
-// ledger order), "ladders" (section: an svg.ladder-plot per ladder, id "ladder-<hash16>", or
-// p#no-ladders), "batteries" and "trains" (tables, or a p saying there are none).
-// trials/<hash16>.html, stable ids: "numbers", "forecast", "regime", "inputs", "receipt" (the
-// receipt pretty-printed in a <pre>), and a#report when report.html still exists.
-// Pure functions: same data, same bytes.
+// net saving, line#identity for y = x), svg#accuracy-plot (the running decision accuracy in
+// ledger order) and svg#reliability-plot (the forecasts' probabilities binned against how often
+// curating paid, g.reliability-bin per bin; ledger_site_plot.h), "ladders" (section: an
+// svg.ladder-plot per ladder, id "ladder-<hash16>", or p#no-ladders), "batteries" and "trains"
+// (tables, or a p saying there are none). trials/<hash16>.html, stable ids: "numbers", "forecast",
+// "regime", "inputs", "receipt" (the receipt pretty-printed in a <pre>), and a#report when
+// report.html still exists. Pure functions: same data, same bytes.
 
 #include <cstdint>
 #include <optional>

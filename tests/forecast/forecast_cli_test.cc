@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "forecast/calibration.h"
@@ -25,6 +26,16 @@ std::vector<nlohmann::json> Receipts(const std::string& ledger) {
   return all.ok() ? *all : std::vector<nlohmann::json>{};
 }
 
+// The held-out target of a planted pool: more planted-style documents, written apart from the
+// selectable part, in dir/eval.jsonl.
+void WritePlantedEval(const std::string& dir, uint64_t seed) {
+  testing::TestRng rng(seed);
+  std::string eval;
+  for (int i = 0; i < 10; ++i)
+    eval += nlohmann::json{{"text", testing::MakeDoc(rng, "tg", 150)}}.dump() + "\n";
+  testing::WriteText(dir + "/eval.jsonl", eval);
+}
+
 TEST(ForecastCli, PlantedDomainSaysCurateAndRecordsItsMeasuredCost) {
   const std::string dir = ScratchDir("forecast_planted");
   testing::WritePlantedPool(dir, 400, 0.3, 20, 7);
@@ -44,6 +55,9 @@ TEST(ForecastCli, PlantedDomainSaysCurateAndRecordsItsMeasuredCost) {
   EXPECT_GT(out["signals"]["byte_bigram_gain"]["value"].get<double>(), 0);
   EXPECT_TRUE(out["signals"]["ngram4_coverage_gain"]["value"].is_number());
   EXPECT_GT(out["signals"]["classifier_gap"]["value"].get<double>(), 0);
+  // A third of the pool is planted like the target: the curated quarter is mostly like it.
+  EXPECT_GT(out["signals"]["target_like_gain"]["value"].get<double>(), 0.2);
+  EXPECT_LT(out["probability"].get<double>(), 1);
   // The calibration names its pilot scale; this forecast is for another (a custom model).
   EXPECT_FALSE(out["calibration"]["scale"]["model"].get<std::string>().empty());
   EXPECT_EQ(out["scale"]["matches"], false);
@@ -96,6 +110,7 @@ TEST(ForecastCli, TargetAbsentFromThePoolAndUnlikeItIsNotCurated) {
   // covers its 4-grams: no signal sees a curated arm closer to it than a random one.
   EXPECT_GT(out["signals"]["classifier_auc"]["value"].get<double>(), 0.95);
   EXPECT_NEAR(out["signals"]["ngram4_coverage_gain"]["value"].get<double>(), 0, 0.01);
+  EXPECT_GT(out["probability"].get<double>(), 0);
 }
 
 // Every input of a trial is checked before anything is written: a missing held-out file fails
@@ -121,12 +136,7 @@ TEST(ForecastCli, ATrialChecksItsInputsBeforeTheForecastOrAnyWrite) {
 TEST(ForecastCli, TheTrialMarksItsForecastRightOrWrong) {
   const std::string dir = ScratchDir("forecast_marked");
   testing::WritePlantedPool(dir, 300, 0.3, 16, 9);
-  // The held-out target: more planted-style documents, written apart from the selectable part.
-  testing::TestRng rng(77);
-  std::string eval;
-  for (int i = 0; i < 10; ++i)
-    eval += nlohmann::json{{"text", testing::MakeDoc(rng, "tg", 150)}}.dump() + "\n";
-  testing::WriteText(dir + "/eval.jsonl", eval);
+  WritePlantedEval(dir, 77);
   auto r = RunCli("trial --pool " + dir + "/pool.jsonl --target-select " + dir +
                   "/target.jsonl --target-eval " + dir + "/eval.jsonl --steps 60 --seeds 2 " +
                   "--eval-every 10 --eval-windows 32 " + kModel + " --json --quiet --out " + dir +
@@ -151,6 +161,45 @@ TEST(ForecastCli, TheTrialMarksItsForecastRightOrWrong) {
   }
   EXPECT_EQ(out["forecast"]["verdict"], marked["verdict"]);
   EXPECT_EQ(out["forecast"]["correct"], marked["correct"]);
+}
+
+// `battery --json` rows and the battery's table carry the forecast's probability.
+TEST(ForecastCli, BatteryRowsCarryTheProbability) {
+  const std::string dir = ScratchDir("forecast_battery_probability");
+  testing::WritePlantedPool(dir, 300, 0.3, 16, 21);
+  WritePlantedEval(dir, 78);
+  testing::WriteText(dir + "/spec.json", nlohmann::json{{"name", "t"},
+                                                        {"targets",
+                                                         {{{"name", "planted"},
+                                                           {"corpus", "p"},
+                                                           {"pool", "pool.jsonl"},
+                                                           {"target_select", "target.jsonl"},
+                                                           {"target_eval", "eval.jsonl"}}}}}
+                                             .dump());
+  const std::string flags = std::string("--steps 40 --seeds 2 --eval-every 10 --eval-windows 32 ") +
+                            kModel + " --quiet --out " + dir + "/runs --ledger " + dir +
+                            "/ledger.jsonl --spec " + dir + "/spec.json";
+  auto r = RunCli("battery --json " + flags);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto out = nlohmann::json::parse(r.out);
+  ASSERT_EQ(out["rows"].size(), 1u);
+  const auto& row = out["rows"][0];
+  ASSERT_TRUE(row["probability"].is_number()) << row.dump();
+  EXPECT_GT(row["probability"].get<double>(), 0);
+  EXPECT_LT(row["probability"].get<double>(), 1);
+  EXPECT_EQ(row["forecast"]["probability"], row["probability"]);
+  // The forecast's receipt says the same.
+  auto receipts = Receipts(dir + "/ledger.jsonl");
+  ASSERT_FALSE(receipts.empty());
+  EXPECT_EQ(receipts[0]["kind"], "forecast");
+  EXPECT_EQ(receipts[0]["result"]["probability"], row["probability"]);
+  // The table: a p(pays) column with the same number (finished trials are reused).
+  auto text = RunCli("battery " + flags);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("p(pays)"), std::string::npos) << text.out;
+  const std::string pct =
+      std::to_string(static_cast<int>(std::lround(100 * row["probability"].get<double>()))) + "%";
+  EXPECT_NE(text.out.find(" " + pct + " "), std::string::npos) << text.out;
 }
 
 TEST(ForecastCli, CalibratesFromTheLedgersLabelledTrials) {
@@ -209,7 +258,8 @@ TEST(ForecastCli, CalibratesFromTheLedgersLabelledTrials) {
   EXPECT_EQ(out["examples"], 6);
   auto fit = forecast::Fit(want, "byte_bigram_gain", "x");
   ASSERT_TRUE(fit.ok());
-  EXPECT_NEAR(out["calibration"]["above"]["slope"].get<double>(), fit->above.slope, 1e-12);
+  EXPECT_EQ(out["calibration"]["curve"], fit->ToJson()["curve"]);
+  EXPECT_EQ(out["calibration"]["form"], "anchored_monotone");
   EXPECT_EQ(out["calibration"]["groups"], 3);
   EXPECT_EQ(out["calibration"]["scale"]["model"], "tiny");
   EXPECT_EQ(out["calibration"]["scale"]["steps"], 300);
@@ -226,7 +276,8 @@ TEST(ForecastCli, CalibratesFromTheLedgersLabelledTrials) {
   EXPECT_EQ(out["saved"], saved);
   // Later forecasts beside this ledger use it.
   auto c = nlohmann::json::parse(testing::ReadText(saved));
-  EXPECT_NEAR(c["above"]["slope"].get<double>(), fit->above.slope, 1e-12);
+  EXPECT_EQ(c["curve"], fit->ToJson()["curve"]);
+  EXPECT_EQ(c["residuals"].size(), 6u);
   EXPECT_EQ(c["examples"], 6);
   // --no-save reports and leaves the saved fit alone.
   testing::WriteText(saved, "{}");

@@ -48,6 +48,7 @@ TEST(LedgerSiteRender, IndexAndTrialPageRenderWithTheirTablesAndPlots) {
   EXPECT_NE(dom->find("<svg id=\"calibration-plot\""), std::string::npos);
   EXPECT_NE(dom->find("id=\"identity\""), std::string::npos);
   EXPECT_NE(dom->find("<svg id=\"accuracy-plot\""), std::string::npos);
+  EXPECT_NE(dom->find("<svg id=\"reliability-plot\""), std::string::npos);
   EXPECT_NE(dom->find("id=\"ladder-" + d.ladders[0].hash.substr(0, 16) + "\""), std::string::npos);
   EXPECT_NE(dom->find("<table id=\"batteries\">"), std::string::npos);
   EXPECT_NE(dom->find("<table id=\"trains\">"), std::string::npos);

@@ -5,6 +5,7 @@
 #include <regex>
 #include <string>
 
+#include "report/ledger_site_plot.h"
 #include "sample_site.h"
 
 namespace preflight::report {
@@ -94,6 +95,38 @@ TEST(LedgerSite, CalibrationPlotsAPointPerForecastAndTheIdentity) {
   EXPECT_NE(html.find("): 100.0% right"), std::string::npos);
   EXPECT_NE(html.find("): 50.0% right"), std::string::npos);
   EXPECT_NE(html.find("Decisions right: 1 of 2 (50.0%); 1 abstained"), std::string::npos);
+}
+
+TEST(LedgerSite, ReliabilityPlotBinsTheForecastsProbabilitiesWithTheirCounts) {
+  const SiteData d = SampleSite();
+  // a: 83%, paid; b: 61%, did not pay; c: no probability recorded (left out).
+  const std::vector<ReliabilityBin> bins = ReliabilityBins(d.trials);
+  ASSERT_EQ(bins.size(), 5u);
+  EXPECT_EQ(bins[4].trials, 1);
+  EXPECT_EQ(bins[4].paid, 1);
+  EXPECT_DOUBLE_EQ(bins[4].mean_predicted, 0.83);
+  EXPECT_EQ(bins[3].trials, 1);
+  EXPECT_EQ(bins[3].paid, 0);
+  EXPECT_EQ(bins[0].trials + bins[1].trials + bins[2].trials, 0);
+  const std::string html = RenderSiteIndex(d);
+  EXPECT_NE(html.find("<svg id=\"reliability-plot\""), std::string::npos);
+  EXPECT_NE(html.find("<line id=\"reliability-identity\""), std::string::npos);
+  EXPECT_EQ(Count(html, "<g class=\"reliability-bin\""), 2u);
+  EXPECT_NE(html.find("data-trials=\"1\" data-predicted=\"0.8300\" data-observed=\"1.0000\""),
+            std::string::npos);
+  EXPECT_NE(html.find("data-trials=\"1\" data-predicted=\"0.6100\" data-observed=\"0.0000\""),
+            std::string::npos);
+  EXPECT_NE(html.find(">n=1</text>"), std::string::npos);
+  // A trial that never caught up did not pay, whatever its forecast said.
+  SiteData never = d;
+  never.trials[0].caught_up = false;
+  EXPECT_EQ(ReliabilityBins(never.trials)[4].paid, 0);
+  // No probability anywhere: said so, no plot.
+  SiteData old = d;
+  for (SiteTrial& t : old.trials) t.forecast.probability.reset();
+  const std::string none = RenderSiteIndex(old);
+  EXPECT_NE(none.find("id=\"no-reliability\""), std::string::npos);
+  EXPECT_EQ(none.find("reliability-plot"), std::string::npos);
 }
 
 TEST(LedgerSite, LaddersPlotEveryRungAndTheTrend) {

@@ -19,7 +19,8 @@ SOURCE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file_
 SCRIPT = os.path.join(SOURCE, "scripts", "calibration_battery.py")
 FIXTURE = os.path.join(SOURCE, "tests", "fixtures", "calibration")
 SIZES = ["--pool-corpus-bytes", "3000", "--side-bytes", "2000", "--only-bytes", "6000",
-         "--max-doc-bytes", "200", "--min-unit-bytes", "16"]
+         "--max-doc-bytes", "200", "--min-unit-bytes", "16", "--dominant-bytes", "6000",
+         "--dominant-other-bytes", "200"]
 MAX_DOC = 200
 
 sys.dont_write_bytecode = True  # nothing written into the source tree
@@ -88,6 +89,22 @@ class CalibrationBatteryTest(unittest.TestCase):
         self.assertGreaterEqual(len(s["text_kinds"]), 6)
         names = [t["name"] for t in cb.PLAN]
         self.assertEqual(len(names), len(set(names)))
+        # The kinds of negative issue 24 asks for, several of each: pool-like (the pool's own
+        # mixture, several draws), broad, rare (a domain or a whole corpus thinned), dominant,
+        # absent (with and without a neighbour left).
+        mixtures = [t for t in cb.PLAN if t["kind"] == "pool_mixture"]
+        self.assertGreaterEqual(len({t["draw"] for t in mixtures if t["pool"] == "mixed"}), 3)
+        self.assertTrue(all(t["weights"] == "pool" for t in mixtures))
+        self.assertGreaterEqual(s["by_kind"]["broad"], 3)
+        self.assertGreaterEqual(s["by_kind"]["dominant"], 3)
+        rare_pools = {t["pool"].split(":")[0] for t in cb.PLAN if t["kind"] == "rare"}
+        self.assertEqual(rare_pools, {"rare", "rare_corpus"})
+        self.assertTrue(any(t["pool"].startswith("only:") for t in cb.PLAN
+                            if t["kind"] == "absent"))
+        # The run order takes one target of each kind in turn and loses none.
+        order = cb.run_order(cb.PLAN)
+        self.assertEqual(sorted(t["name"] for t in order), sorted(names))
+        self.assertEqual({t["kind"] for t in order[:len(cb.KINDS)]}, set(cb.KINDS))
         for t in cb.PLAN:
             self.assertIn(t["expect"], ("pays", "does_not_pay", "unclear"))
             for d in t["select"] + t["eval"]:
@@ -95,7 +112,8 @@ class CalibrationBatteryTest(unittest.TestCase):
 
     def test_spec_matches_plan(self):
         targets = self.spec["targets"]
-        self.assertEqual([t["name"] for t in targets], [t["name"] for t in cb.PLAN])
+        self.assertEqual([t["name"] for t in targets],
+                         [t["name"] for t in cb.run_order(cb.PLAN)])
         kinds = {}
         for t in targets:
             kinds[t["kind"]] = kinds.get(t["kind"], 0) + 1
@@ -149,15 +167,70 @@ class CalibrationBatteryTest(unittest.TestCase):
                 self.assertNotIn(t["corpus"], sources, t["name"])
             elif t["kind"] == "pool_like_target":
                 self.assertEqual(sources, {t["corpus"]}, t["name"])
+            elif t["kind"] == "rare" and "rare-corpus-" in t["pool"]:
+                # The whole corpus is a trace: one document at least, a smaller share than in
+                # the mixed pool.
+                self.assertIn(t["corpus"], sources, t["name"])
+                self.assertLess(self.share(t["pool"], t["corpus"]),
+                                self.share("pools/mixed.jsonl", t["corpus"]), t["name"])
             elif t["kind"] == "rare":
                 inside = [d for d in pool if d["domain"] in t["eval_domains"]]
                 self.assertGreaterEqual(len(inside), 1, t["name"])
                 mixed = self.docs("pools/mixed.jsonl")
                 full = [d for d in mixed if d["domain"] in t["eval_domains"]]
                 self.assertLessEqual(len(inside), len(full))
+            elif t["kind"] == "dominant":
+                # The target's corpus is the pool's largest source, by far more than in the
+                # mixed pool; every other corpus is there too.
+                shares = {c: self.share(t["pool"], c) for c in sources}
+                self.assertEqual(max(shares, key=shares.get), t["corpus"], t["name"])
+                self.assertGreater(shares[t["corpus"]],
+                                   2 * self.share("pools/mixed.jsonl", t["corpus"]), t["name"])
+                self.assertEqual(len(sources), len(cb.CORPORA))
+                self.assertAlmostEqual(t["pool_corpus_shares"][t["corpus"]],
+                                       shares[t["corpus"]], places=5)
+            elif t["kind"] == "pool_mixture":
+                # Drawn with the pool's mixture: only the pool's corpora, most of them.
+                read = {d["source"] for d in self.docs(t["target_select"])}
+                self.assertLessEqual(read, sources, t["name"])
+                self.assertGreaterEqual(len(read), 0.6 * len(sources), t["name"])
+            elif t["kind"] == "broad":
+                self.assertEqual(t["pool"], "pools/mixed.jsonl", t["name"])
+                read = {cb.DOMAIN_CORPUS[d] for d in t["select_domains"]}
+                self.assertGreaterEqual(len(read), 0.6 * len(cb.CORPORA), t["name"])
+                self.assertLess(len(read), len(cb.CORPORA), t["name"])
             else:
                 self.assertEqual(t["pool"], "pools/mixed.jsonl", t["name"])
                 self.assertEqual(len(sources), len(cb.CORPORA))
+
+    def share(self, rel, corpus):
+        docs = self.docs(rel)
+        total = sum(len(d["text"].encode()) for d in docs)
+        return sum(len(d["text"].encode()) for d in docs if d["source"] == corpus) / total
+
+    def test_draws_differ(self):
+        # Different draws of the same pool's mixture are different targets.
+        mixed = [t for t in self.spec["targets"]
+                 if t["kind"] == "pool_mixture" and t["pool"] == "pools/mixed.jsonl"]
+        selects = {tuple(d["id"] for d in self.docs(t["target_select"])) for t in mixed}
+        self.assertEqual(len(selects), len(mixed))
+
+    def test_figures_by_kind(self):
+        # Leave-one-corpus-out rows as `forecast --calibrate --json` names them, joined to kinds.
+        rows = [{"target": "calibration:mix-all (the mixed pool's mixture, draw 0)",
+                 "verdict": "random", "net": None},
+                {"target": "calibration:mixpool-1 (x)", "verdict": "curate", "net": -0.02},
+                {"target": "calibration:mixpool-2 (x)", "verdict": "uncertain", "net": 0.0},
+                {"target": "calibration:py-asyncio (x)", "verdict": "curate", "net": 0.4},
+                {"target": "calibration:rare-py-asyncio (x)", "verdict": "random", "net": 0.1}]
+        table = cb.by_kind(self.spec, {"rows": rows})
+        self.assertEqual(table["pool_mixture"], {
+            "targets": 3, "did_not_pay": 3, "caught": 1, "abstained": 1, "missed": 1,
+            "paid_curated": 0, "never_caught_up": 1})
+        self.assertEqual(table["present"]["paid_curated"], 1)
+        self.assertEqual(table["rare"]["did_not_pay"], 0)
+        self.assertEqual(table["rare"]["paid_curated"], 0)
+        self.assertEqual(cb.target_of("py-asyncio"), "py-asyncio")
 
     def test_same_bytes_twice(self):
         again = os.path.join(self.tmp, "b")
