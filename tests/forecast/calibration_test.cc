@@ -283,8 +283,12 @@ TEST(Fit, NoCloserCuratedArmsAreForecastNotToPay) {
   // closest to the negatives, sits where the curve climbs from the anchor: a prediction between.)
   for (size_t i = 0; i < ex.size(); ++i) {
     const double x = ex[i].signals.at("byte_bigram_gain").value;
-    if (!ex[i].net) EXPECT_NE((*held)[i].verdict, "curate") << ex[i].name;
-    if (x >= 0.1) EXPECT_EQ((*held)[i].verdict, "curate") << ex[i].name;
+    if (!ex[i].net) {
+      EXPECT_NE((*held)[i].verdict, "curate") << ex[i].name;
+    }
+    if (x >= 0.1) {
+      EXPECT_EQ((*held)[i].verdict, "curate") << ex[i].name;
+    }
   }
 }
 
@@ -377,7 +381,9 @@ TEST(DefaultCalibration, RecordsItsScaleAndStaysBounded) {
     EXPECT_LE(p.hi, 1);
     EXPECT_GT(p.probability, 0);
     EXPECT_LT(p.probability, 1);
-    if (x <= 0) EXPECT_NE(p.verdict, "curate") << x;
+    if (x <= 0) {
+      EXPECT_NE(p.verdict, "curate") << x;
+    }
   }
 }
 
