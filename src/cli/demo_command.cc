@@ -40,6 +40,7 @@ int RunDemo(int argc, char** argv) {
       ->capture_default_str();
   app.add_flag("--quiet", quiet, "no progress on stderr");
   if (int code = Parse(app, argc, argv); code >= 0) return code;
+  if (Status st = app::CheckDemoOutputs(r); !st.ok()) return Fail("demo", st);
 
   if (!quiet && !r.select_only) {
     auto config = app::DemoTrialConfig(r);
