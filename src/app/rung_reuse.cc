@@ -107,6 +107,10 @@ std::optional<Donor> FindDonor(const std::string& ladder_dir, const trial::Trial
 
 }  // namespace
 
+bool SameRuns(const trial::TrialConfig& a, const trial::TrialConfig& b) {
+  return WithoutForecast(a.ToJson()) == WithoutForecast(b.ToJson());
+}
+
 RungDonor FindRungDonor(const std::string& ladder_dir, const trial::TrialConfig& config) {
   std::optional<Donor> donor = FindDonor(ladder_dir, config);
   return donor ? donor->where : RungDonor();

@@ -25,6 +25,9 @@
 
 namespace preflight::app {
 
+// Whether a finished trial of `a` would lend a rung of `b` its runs: the same fingerprint.
+bool SameRuns(const trial::TrialConfig& a, const trial::TrialConfig& b);
+
 // Where the finished trial that can lend to `config`'s rung is, and what it lends.
 struct RungDonor {
   std::string dir;    // "" when there is none
