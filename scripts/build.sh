@@ -10,18 +10,26 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 args=(-DCMAKE_BUILD_TYPE=Release)
+unity=ON
 if command -v ccache >/dev/null && [[ -z "${CCACHE_DISABLE:-}" ]]; then
-  args+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DPREFLIGHT_UNITY=OFF)
-else
-  args+=(-DPREFLIGHT_UNITY=ON)
+  unity=OFF
+  args+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 fi
+args+=(-DPREFLIGHT_UNITY=$unity)
 if [[ "${PREFLIGHT_CMAKE_ARGS:-}" != "" ]]; then
   read -r -a extra <<<"$PREFLIGHT_CMAKE_ARGS"
   args+=("${extra[@]}")
 fi
-mkdir -p "$root/build"
-cmake -S "$root" -B "$root/build" "${args[@]}" >"$root/build/configure.log" 2>&1 ||
-  { cat "$root/build/configure.log"; exit 1; }
+# Configure a new build folder, or one configured otherwise; an existing one is reconfigured by
+# the build itself when a CMakeLists.txt changed (a configure costs seconds on a busy machine).
+cache=$root/build/CMakeCache.txt
+if [[ ! -f $cache || -n "${PREFLIGHT_CMAKE_ARGS:-}" ]] ||
+  ! grep -qx "PREFLIGHT_UNITY:BOOL=$unity" "$cache" ||
+  ! grep -qx "CMAKE_BUILD_TYPE:STRING=Release" "$cache"; then
+  mkdir -p "$root/build"
+  cmake -S "$root" -B "$root/build" "${args[@]}" >"$root/build/configure.log" 2>&1 ||
+    { cat "$root/build/configure.log"; exit 1; }
+fi
 targets=()
 for t in "$@"; do targets+=(--target "$t"); done
 cmake --build "$root/build" -j"$(nproc)" "${targets[@]}"
