@@ -39,9 +39,8 @@ std::optional<trial::RunFolderManifest> FinishedManifest(const std::string& dir)
   if (!doc.ok()) return std::nullopt;
   auto manifest = trial::ManifestFromJson(*doc, folder.manifest_path());
   if (!manifest.ok() || !manifest->done || !manifest->config.is_object()) return std::nullopt;
-  for (const auto& [name, record] : manifest->arms) {
-    (void)record;
-    if (!PathExists(folder.ArmPath(name))) return std::nullopt;  // its arms were removed
+  for (const auto& arm : manifest->arms) {
+    if (!PathExists(folder.ArmPath(arm.first))) return std::nullopt;  // its arms were removed
   }
   return std::move(manifest).value();
 }
@@ -53,10 +52,12 @@ std::vector<std::string> Candidates(std::string ladder_dir) {
   const std::string parent = DirName(ladder_dir);
   std::error_code ec;
   std::vector<std::string> siblings;
-  for (const auto& entry : std::filesystem::directory_iterator(parent, ec)) {
-    if (!entry.is_directory(ec)) continue;
-    const std::string name = entry.path().filename().string();
-    const std::string dir = JoinPath(parent, name);
+  // Never throws: an unreadable parent or entry is passed over.
+  for (std::filesystem::directory_iterator it(parent, ec), end; !ec && it != end;
+       it.increment(ec)) {
+    std::error_code type_ec;
+    if (!it->is_directory(type_ec)) continue;
+    const std::string dir = JoinPath(parent, it->path().filename().string());
     if (dir != ladder_dir) siblings.push_back(dir);
   }
   std::sort(siblings.begin(), siblings.end());
