@@ -3,7 +3,7 @@
 
 find_package(PkgConfig REQUIRED)
 find_package(Threads REQUIRED)
-find_package(OpenMP REQUIRED)
+find_package(OpenMP REQUIRED COMPONENTS CXX)  # C++ only: checking C too costs configure time
 find_package(simdjson REQUIRED)          # libsimdjson-dev: JSONL parsing at GB/s
 find_package(nlohmann_json REQUIRED)     # nlohmann-json3-dev: manifests, receipts, --json
 find_package(CLI11 REQUIRED)             # libcli11-dev: argument parsing
@@ -75,6 +75,11 @@ if(PREFLIGHT_MPI AND NOT MPI_CXX_FOUND)
                       "openmpi-bin (or -DPREFLIGHT_MPI=OFF)")
 endif()
 find_program(CHROMIUM_EXECUTABLE NAMES chromium chromium-browser)
+# Debian's python3 first (it is the one with python3-numpy and python3-torch, and it starts
+# quickly; a pyenv shim on PATH took 25 s of a configure): -DPython3_EXECUTABLE=... overrides.
+if(NOT DEFINED Python3_EXECUTABLE AND EXISTS /usr/bin/python3)
+  set(Python3_EXECUTABLE /usr/bin/python3)
+endif()
 find_package(Python3 QUIET COMPONENTS Interpreter)
 
 message(STATUS "preflight: required: simdjson ${simdjson_VERSION}, nlohmann_json ${nlohmann_json_VERSION}, "

@@ -1,6 +1,35 @@
 #!/usr/bin/env bash
-# Configures and builds preflight in build/ (Release). Extra arguments go to cmake.
+# Configures build/ (Release) and builds the given targets, or everything (the binary, every
+# test and the benchmarks) when none is given:
+#   scripts/build.sh                 everything (scripts/test.sh)
+#   scripts/build.sh preflight       only the binary (scripts/setup.sh: what the demo needs)
+# With ccache (installed and not disabled by CCACHE_DISABLE) files are compiled one by one
+# through it, which makes rebuilds quick; without it (a fresh machine, CI) the build is a unity
+# build (PREFLIGHT_UNITY, CMakeLists.txt), which makes the one build quick.
+# PREFLIGHT_CMAKE_ARGS="-DX=Y ..." adds configure arguments.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=Release "$@"
-cmake --build "$root/build" -j"$(nproc)"
+args=(-DCMAKE_BUILD_TYPE=Release)
+unity=ON
+if command -v ccache >/dev/null && [[ -z "${CCACHE_DISABLE:-}" ]]; then
+  unity=OFF
+  args+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+fi
+args+=(-DPREFLIGHT_UNITY=$unity)
+if [[ "${PREFLIGHT_CMAKE_ARGS:-}" != "" ]]; then
+  read -r -a extra <<<"$PREFLIGHT_CMAKE_ARGS"
+  args+=("${extra[@]}")
+fi
+# Configure a new build folder, or one configured otherwise; an existing one is reconfigured by
+# the build itself when a CMakeLists.txt changed (a configure costs seconds on a busy machine).
+cache=$root/build/CMakeCache.txt
+if [[ ! -f $cache || -n "${PREFLIGHT_CMAKE_ARGS:-}" ]] ||
+  ! grep -qx "PREFLIGHT_UNITY:BOOL=$unity" "$cache" ||
+  ! grep -qx "CMAKE_BUILD_TYPE:STRING=Release" "$cache"; then
+  mkdir -p "$root/build"
+  cmake -S "$root" -B "$root/build" "${args[@]}" >"$root/build/configure.log" 2>&1 ||
+    { cat "$root/build/configure.log"; exit 1; }
+fi
+targets=()
+for t in "$@"; do targets+=(--target "$t"); done
+cmake --build "$root/build" -j"$(nproc)" "${targets[@]}"

@@ -1,34 +1,55 @@
 #!/usr/bin/env bash
-# Installs preflight's Debian 12 dependencies. Idempotent: when every package is already
-# installed it touches nothing and returns in well under a second.
-# Why each package is here: README.md, "Dependencies".
+# Installs preflight's Debian 12 dependencies, in two groups:
+#   scripts/install-deps.sh           what the `preflight` binary and the demo need (build, the
+#                                     libraries, GoogleTest for the configure step, npm for the
+#                                     corpus): scripts/setup.sh
+#   scripts/install-deps.sh --tests   that and what the test suite needs too (clang for the
+#                                     fuzzers, Chromium, Python with NumPy and Debian's PyTorch
+#                                     for the PyTorch trainer's tests): scripts/test.sh
+# Idempotent: when every package is already installed it touches nothing and returns in well
+# under a second; otherwise one `apt-get update` and one `apt-get install` of the missing ones.
+# PREFLIGHT_EXTRA_PACKAGES="a b" adds packages. Why each package is here: README.md,
+# "Dependencies".
 set -euo pipefail
 
 PACKAGES=(
   build-essential cmake pkg-config git
   libsimdjson-dev nlohmann-json3-dev libcli11-dev libfmt-dev libssl-dev
-  libzstd-dev zstd zlib1g-dev libfasttext-dev
+  libzstd-dev zlib1g-dev libfasttext-dev
   libblis-dev libblis-openmp-dev libopenblas-dev
-  libgtest-dev libbenchmark-dev
-  clang libclang-rt-14-dev libomp-dev
-  nodejs npm
-  python3 python3-numpy
   libopenmpi-dev openmpi-bin
   liblbfgs-dev
+  libgtest-dev
+  nodejs npm
+)
+TEST_PACKAGES=(
+  libbenchmark-dev
+  zstd
+  clang libclang-rt-14-dev libomp-dev
+  python3 python3-numpy python3-torch
   chromium
 )
+case "${1:-}" in
+  --tests) PACKAGES+=("${TEST_PACKAGES[@]}") ;;
+  "") ;;
+  *) echo "usage: scripts/install-deps.sh [--tests]" >&2; exit 2 ;;
+esac
 if [[ "${PREFLIGHT_EXTRA_PACKAGES:-}" != "" ]]; then
   read -r -a extra <<<"$PREFLIGHT_EXTRA_PACKAGES"
   PACKAGES+=("${extra[@]}")
 fi
 
+# One dpkg-query for all of them (one per package costs a second on a slow machine).
+declare -A installed=()
+while read -r name status; do
+  [[ $status == "installed" ]] && installed[${name%%:*}]=1
+done < <(dpkg-query -W -f='${Package} ${db:Status-Status}\n' "${PACKAGES[@]}" 2>/dev/null || true)
+
 missing=()
 for p in "${PACKAGES[@]}"; do
-  # A package counts as present when dpkg knows it as installed, or (for node/npm/python3,
-  # which some machines ship outside Debian) when its command is on PATH.
-  if dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
-    continue
-  fi
+  [[ -n ${installed[$p]:-} ]] && continue
+  # node, npm and python3 count as present when their command is on PATH (some machines ship
+  # them outside Debian).
   case "$p" in
     nodejs) command -v node >/dev/null && continue ;;
     npm) command -v npm >/dev/null && continue ;;

@@ -8,6 +8,7 @@
 #include "base/file.h"
 #include "forecast/held_out.h"
 #include "ledger/ledger.h"
+#include "ledger/writable.h"
 
 namespace preflight::app {
 namespace {
@@ -19,6 +20,9 @@ constexpr size_t kMinExamples = 4;
 Result<CalibrateJob> RunCalibrateJob(const std::string& ledger_path, bool save) {
   CalibrateJob job;
   job.ledger_path = ledger_path;
+  if (save) {  // the calibration is saved beside the ledger: checked before the fit
+    PF_RETURN_IF_ERROR(ledger::CheckWritableFile(CalibrationPath(ledger_path), "--ledger"));
+  }
   std::vector<forecast::Example> examples;
   if (PathExists(ledger_path)) {
     PF_ASSIGN_OR_RETURN(std::vector<nlohmann::json> receipts, ledger::ReadAll(ledger_path));

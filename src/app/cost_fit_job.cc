@@ -4,6 +4,7 @@
 
 #include "base/file.h"
 #include "base/format.h"
+#include "ledger/writable.h"
 
 namespace preflight::app {
 namespace {
@@ -36,6 +37,9 @@ Result<std::vector<cost::FitPoint>> ReadPoints(const FitRequest& r,
 Result<FitOutcome> RunFit(const FitRequest& request) {
   FitOutcome o;
   o.request = request;
+  if (!request.out_path.empty()) {  // before the fit's 4,500 starts
+    PF_RETURN_IF_ERROR(ledger::CheckWritableFile(request.out_path, "--out"));
+  }
   PF_ASSIGN_OR_RETURN(std::vector<cost::FitPoint> points, ReadPoints(request, &o.scan));
   if (static_cast<int>(points.size()) >= cost::kLawConstants) {
     Progress(request,

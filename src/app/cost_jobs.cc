@@ -290,6 +290,7 @@ Result<CostOutcome> RunCost(const CostRequest& request) {
   CostMeter meter;
   CostOutcome o;
   o.request = request;
+  if (request.record) PF_RETURN_IF_ERROR(ledger::CheckAppendable(request.ledger_path));
   PF_ASSIGN_OR_RETURN(o.gpu, cost::FindGpu(request.gpu));
   o.priced.gpu = o.gpu;
   o.priced.assumptions = request.assumptions;

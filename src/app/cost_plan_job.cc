@@ -60,13 +60,24 @@ json AllocationJson(const cost::Allocation& a) {
           {"flops", a.flops}};
 }
 
-json InferenceJson(const cost::InferenceAwareResult& r) {
+// Training plus inference dollars of `a` serving `r`'s inference tokens, at the plan's prices.
+double LifetimeUsd(const cost::PlanResult& p, const cost::InferenceAwareResult& r,
+                   const cost::Allocation& a) {
+  return a.flops * p.usd_per_training_flop +
+         cost::InferenceFlops(a.params, r.inference_tokens) * p.usd_per_inference_flop;
+}
+
+json InferenceJson(const cost::PlanResult& p, const cost::InferenceAwareResult& r) {
   return {{"chosen", AllocationJson(r.chosen)},
+          {"params_share", r.chosen.params / r.reference.params},
+          {"tokens_share", r.chosen.tokens / r.reference.tokens},
           {"inference_weight", r.inference_weight},
           {"reference_total_flops", r.reference_total_flops},
           {"chosen_total_flops", r.chosen_total_flops},
           {"flops_saving", r.flops_saving()},
-          {"objective_saving", r.saving()}};
+          {"objective_saving", r.saving()},
+          {"chosen_lifetime_usd", LifetimeUsd(p, r, r.chosen)},
+          {"reference_lifetime_usd", LifetimeUsd(p, r, r.reference)}};
 }
 
 json PhaseJson(const cost::InferencePhase& phase) {
@@ -86,8 +97,8 @@ json InferenceAwareJson(const PlanOutcome& o) {
               {"inference_gpu", o.inference_gpu.name},
               {"inference_mfu", o.priced.inference_mfu},
               {"inference_price_usd_per_gpu_hour", o.priced.inference_price_usd_per_gpu_hour},
-              {"by_flops", InferenceJson(*p.by_flops)},
-              {"by_dollars", InferenceJson(*p.by_dollars)}};
+              {"by_flops", InferenceJson(p, *p.by_flops)},
+              {"by_dollars", InferenceJson(p, *p.by_dollars)}};
   if (o.request.inference_dtype || o.priced.serving) {
     out["inference_dtype"] = cost::PeakDtypeName(o.priced.inference_dtype);
     out["inference_peak_ops_per_gpu"] = p.inference_peak;
@@ -130,15 +141,16 @@ std::string InferenceText(const char* label, const cost::InferenceAwareResult& r
   std::string out = fmt::format("  {}: {} params trained on {} tokens ({} tokens/param), loss {}\n",
                                 label, FormatCount(c.params), FormatCount(c.tokens),
                                 FormatFixed(c.tokens_per_param(), 1), FormatFixed(c.loss, 4));
+  const char* reference = p.fixed_point ? "given" : "compute-optimal";
+  out += fmt::format("    {}% of the parameters and {}% of the tokens of the {} model\n",
+                     FormatFixed(100 * c.params / r.reference.params, 2),
+                     FormatFixed(100 * c.tokens / r.reference.tokens, 2), reference);
   out += fmt::format(
       "    training {} + inference {} = {} FLOPs, against {} for the {} model: {}% fewer\n",
       FormatSci(c.flops), FormatSci(cost::InferenceFlops(c.params, r.inference_tokens)),
-      FormatSci(r.chosen_total_flops), FormatSci(r.reference_total_flops),
-      p.fixed_point ? "given" : "compute-optimal", FormatFixed(100 * r.flops_saving(), 1));
-  double chosen_usd = c.flops * p.usd_per_training_flop +
-                      2 * c.params * r.inference_tokens * p.usd_per_inference_flop;
-  double reference_usd = r.reference.flops * p.usd_per_training_flop +
-                         2 * r.reference.params * r.inference_tokens * p.usd_per_inference_flop;
+      FormatSci(r.chosen_total_flops), FormatSci(r.reference_total_flops), reference,
+      FormatFixed(100 * r.flops_saving(), 1));
+  const double chosen_usd = LifetimeUsd(p, r, c), reference_usd = LifetimeUsd(p, r, r.reference);
   out +=
       fmt::format("    lifetime dollars {} against {}: {}% fewer\n", FormatUsd(chosen_usd),
                   FormatUsd(reference_usd), FormatFixed(100 * (1 - chosen_usd / reference_usd), 1));
@@ -204,6 +216,7 @@ Result<PlanOutcome> RunPlan(const PlanRequest& request) {
   p.budget_usd = request.budget_usd;
   p.params = request.params;
   p.tokens = request.tokens;
+  p.loss = request.loss;
   p.law = o.law;
   p.gpu = o.gpu;
   p.price_usd_per_gpu_hour = request.price ? *request.price : o.gpu.price_usd_per_gpu_hour;
@@ -237,6 +250,7 @@ json PlanToJson(const PlanOutcome& o) {
     doc["fixed_point"] = true;
     doc["compute_optimal"] = AllocationJson(*p.compute_optimal);
   }
+  if (o.request.loss) doc["target_loss"] = *o.request.loss;
   if (p.by_flops) doc["inference_aware"] = InferenceAwareJson(o);
   return doc;
 }
@@ -244,8 +258,12 @@ json PlanToJson(const PlanOutcome& o) {
 std::string PlanText(const PlanOutcome& o) {
   const cost::PlanResult& p = o.plan;
   const cost::LossLaw& law = o.law;
-  std::string out = fmt::format("plan for {} FLOPs under the '{}' law: {}\n",
-                                FormatSci(p.optimal.flops), law.name, law.citation);
+  std::string out = o.request.loss
+                        ? fmt::format("plan for loss {} ({} FLOPs) under the '{}' law: {}\n",
+                                      FormatPlain(*o.request.loss, 4), FormatSci(p.optimal.flops),
+                                      law.name, law.citation)
+                        : fmt::format("plan for {} FLOPs under the '{}' law: {}\n",
+                                      FormatSci(p.optimal.flops), law.name, law.citation);
   out += fmt::format("  L(N, D) = {} + {}/N^{} + {}/D^{}\n", FormatG(law.E), FormatG(law.A),
                      FormatG(law.alpha), FormatG(law.B), FormatG(law.beta));
   out += fmt::format("  {:<26} {:>9} {:>9} {:>12} {:>9} {:>11}\n", "", "params", "tokens",

@@ -17,12 +17,14 @@
 namespace preflight::app {
 
 struct PlanRequest {
-  // Exactly one budget: FLOPs, dollars, or the compute-optimal model of `params` parameters
-  // (with `tokens` too: that fixed point, e.g. an over-trained model, as given).
+  // Exactly one budget: FLOPs, dollars, the compute-optimal model of `params` parameters
+  // (with `tokens` too: that fixed point, e.g. an over-trained model, as given), or the
+  // compute-optimal model that reaches `loss`.
   std::optional<double> flops;
   std::optional<double> budget_usd;
   std::optional<double> params;
   std::optional<double> tokens;
+  std::optional<double> loss;
   // The law: `fit` by name ("epoch", "chinchilla") unless `law_json` names a file from
   // `preflight fit --out`; then any constant overridden.
   std::string fit = "epoch";
@@ -58,7 +60,8 @@ Result<PlanOutcome> RunPlan(const PlanRequest& request);
 // {"params","tokens","tokens_per_param","loss","flops","days","usd","gpu_hours","gpu","gpus",
 //  "mfu","price_usd_per_gpu_hour","fit":{...},"rule_of_20":{...},"extrapolated"} and, with
 // inference tokens, "inference_aware":{...}; for a fixed point, "fixed_point" and
-// "compute_optimal"; with a serving load, "inference_aware":{"serving":{...}}.
+// "compute_optimal"; for a target loss, "target_loss"; with a serving load,
+// "inference_aware":{"serving":{...}}.
 nlohmann::json PlanToJson(const PlanOutcome& outcome);
 
 // The human report, ending in a newline.

@@ -6,6 +6,7 @@
 #include "base/file.h"
 #include "corpus/scanner.h"
 #include "ledger/ledger.h"
+#include "ledger/writable.h"
 #include "train/config.h"
 
 namespace preflight::app {
@@ -94,13 +95,18 @@ Result<LadderRequest> DemoLadderRequest(const DemoRequest& r, const trial::Trial
   return ladder;
 }
 
+Status CheckDemoOutputs(const DemoRequest& r) {
+  PF_RETURN_IF_ERROR(ledger::CheckAppendable(r.ledger_path));
+  return ledger::CheckWritableFolder(r.out_dir, "--out");
+}
+
 Result<DemoJob> RunDemoJob(const DemoRequest& r, const TrialObserver& observer) {
   DemoJob job;
   job.out_dir = r.out_dir;
   job.ledger_path = r.ledger_path;
   PF_ASSIGN_OR_RETURN(job.target, DemoTarget(r));
   PF_ASSIGN_OR_RETURN(trial::TrialConfig config, DemoTrialConfig(r));
-  PF_RETURN_IF_ERROR(ledger::CheckAppendable(r.ledger_path));
+  PF_RETURN_IF_ERROR(CheckDemoOutputs(r));
   PF_RETURN_IF_ERROR(MakeDirectories(r.out_dir));
   PF_ASSIGN_OR_RETURN(job.pool_share, GenreShare(job.target.pool, job.target.genre));
   for (const char* selector : {"random", "first", "dsir", "classifier"}) {

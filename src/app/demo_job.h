@@ -58,6 +58,10 @@ Result<trial::TrialConfig> DemoTrialConfig(const DemoRequest& request);
 Result<LadderRequest> DemoLadderRequest(const DemoRequest& request, const trial::TrialConfig& trial,
                                         const std::string& target);
 
+// InvalidArgument (exit 2) unless the ledger and the output folder can be written
+// (ledger/writable.h); RunDemoJob checks it first, the CLI before it times anything.
+Status CheckDemoOutputs(const DemoRequest& request);
+
 Result<DemoJob> RunDemoJob(const DemoRequest& request, const TrialObserver& observer);
 
 // The one-screen summary first, then the selections' details.

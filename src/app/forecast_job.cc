@@ -4,7 +4,9 @@
 
 #include "base/file.h"
 #include "base/json.h"
+#include "ledger/ledger.h"
 #include "ledger/receipt.h"
+#include "ledger/writable.h"
 
 namespace preflight::app {
 
@@ -30,6 +32,11 @@ Result<ForecastJob> RunForecastJob(const forecast::ForecastConfig& config,
                                    const std::string& ledger_path,
                                    const std::optional<forecast::ForecastArms>& arms,
                                    const StageFn& stage) {
+  // Where the receipt and the kept arms go, before any work (exit 2: ledger/writable.h).
+  PF_RETURN_IF_ERROR(ledger::CheckAppendable(ledger_path));
+  if (!config.work_dir.empty()) {
+    PF_RETURN_IF_ERROR(ledger::CheckWritableFolder(config.work_dir, "--work"));
+  }
   ForecastJob job;
   job.config = config;
   auto outcome =

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "app/rung_reuse.h"
 #include "base/file.h"
 #include "base/format.h"
 #include "base/json.h"
@@ -111,10 +112,14 @@ Result<LadderRungOutcome> RunRung(const LadderRequest& r, size_t i, const TrialO
   std::string how;
   if (finished) {
     how = "finished earlier: read back";
-  } else if (i > 0 && !PathExists(trial::RunFolder(out.out_dir).manifest_path())) {
-    PF_RETURN_IF_ERROR(trial::CheckTrial(config));
-    PF_RETURN_IF_ERROR(ShareArms(JoinPath(r.out_dir, RungFolderName(0, r.rungs[0])), config));
-    how = "on rung 1's arms";
+  } else if (!PathExists(trial::RunFolder(out.out_dir).manifest_path())) {
+    if (i > 0) PF_RETURN_IF_ERROR(trial::CheckTrial(config));
+    // A finished trial of the same arms (and config) lends them (and its runs): app/rung_reuse.h.
+    PF_ASSIGN_OR_RETURN(how, SeedRungFromFinishedTrial(r.out_dir, config));
+    if (how.empty() && i > 0) {
+      PF_RETURN_IF_ERROR(ShareArms(JoinPath(r.out_dir, RungFolderName(0, r.rungs[0])), config));
+      how = "on rung 1's arms";
+    }
   }
   if (observer.note) {
     observer.note(fmt::format("ladder: rung {} of {}: {}, {} steps{}", i + 1, r.rungs.size(),

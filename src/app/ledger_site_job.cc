@@ -11,6 +11,7 @@
 #include "base/format.h"
 #include "base/json.h"
 #include "ledger/ledger.h"
+#include "ledger/writable.h"
 
 namespace preflight::app {
 namespace {
@@ -249,6 +250,10 @@ Result<LedgerSiteOutcome> BuildLedgerSite(const LedgerSiteRequest& request) {
   const std::string& path = request.ledger_path;
   if (request.out_dir.empty())
     return Status::InvalidArgument("--out: a folder for the site is required");
+  std::string out = request.out_dir;
+  while (out.size() > 1 && out.back() == '/') out.pop_back();
+  // The site is built beside --out and renamed into place: that folder must take new files.
+  PF_RETURN_IF_ERROR(ledger::CheckWritableFolder(DirName(out), "--out"));
   Result<ledger::VerifyReport> verified = ledger::Verify(path);
   if (!verified.ok()) {
     if (verified.status().kind() == Status::Kind::kNotFound) {
@@ -267,8 +272,6 @@ Result<LedgerSiteOutcome> BuildLedgerSite(const LedgerSiteRequest& request) {
   PF_ASSIGN_OR_RETURN(std::vector<json> receipts, ledger::ReadAll(path));
   const report::SiteData data = SiteDataFromReceipts(receipts, path);
 
-  std::string out = request.out_dir;
-  while (out.size() > 1 && out.back() == '/') out.pop_back();
   PF_RETURN_IF_ERROR(MakeDirectories(DirName(out)));
   const std::string tmp = out + ".tmp." + std::to_string(::getpid());
   std::error_code ec;

@@ -2,6 +2,7 @@
 
 #include "corpus/scanner.h"
 #include "ledger/ledger.h"
+#include "ledger/writable.h"
 #include "train/blas.h"
 #include "train/config.h"
 
@@ -78,11 +79,16 @@ Status AppendTrainReceipt(TrainJob& job) {
 
 }  // namespace
 
+Status CheckTrainOutputs(const TrainRequest& request) {
+  PF_RETURN_IF_ERROR(ledger::CheckAppendable(request.ledger_path));
+  return ledger::CheckWritableFolder(request.options.run_dir, "--out");
+}
+
 Result<TrainJob> RunTrainJob(const TrainRequest& request,
                              const std::function<void(const train::StepInfo&)>& on_step) {
   TrainJob job;
   job.request = request;
-  PF_RETURN_IF_ERROR(ledger::CheckAppendable(request.ledger_path));
+  PF_RETURN_IF_ERROR(CheckTrainOutputs(request));
   PF_ASSIGN_OR_RETURN(job.data,
                       Describe(request.options.data_path, "data", request.options.text_field));
   PF_ASSIGN_OR_RETURN(job.eval,

@@ -26,6 +26,10 @@ struct TrainJob {
   std::string receipt_hash;
 };
 
+// InvalidArgument (exit 2) unless the ledger and the run folder can be written
+// (ledger/writable.h). RunTrainJob checks it first; the CLI before it prints anything.
+Status CheckTrainOutputs(const TrainRequest& request);
+
 Result<TrainJob> RunTrainJob(const TrainRequest& request,
                              const std::function<void(const train::StepInfo&)>& on_step = {});
 

@@ -11,6 +11,7 @@
 #include "cli/progress.h"
 #include "corpus/brown.h"
 #include "corpus/scanner.h"
+#include "ledger/writable.h"
 
 namespace preflight::cli {
 namespace {
@@ -131,6 +132,9 @@ int RunCorpus(int argc, char** argv) {
   if (int code = Parse(app, argc, argv); code >= 0) return code;
 
   if (stats->parsed()) return RunStats(files, read, json);
+  if (Status st = ledger::CheckWritableFolder(out_dir, "--out"); !st.ok()) {
+    return Fail("corpus import", st);
+  }
 
   auto texts = corpus::ReadBrown(brown_dir);
   if (!texts.ok()) return Fail("corpus import", texts.status());

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "app/demo_job.h"
+#include "app/rung_reuse.h"
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "cli/trial_observer.h"
@@ -40,6 +41,7 @@ int RunDemo(int argc, char** argv) {
       ->capture_default_str();
   app.add_flag("--quiet", quiet, "no progress on stderr");
   if (int code = Parse(app, argc, argv); code >= 0) return code;
+  if (Status st = app::CheckDemoOutputs(r); !st.ok()) return Fail("demo", st);
 
   if (!quiet && !r.select_only) {
     auto config = app::DemoTrialConfig(r);
@@ -50,7 +52,12 @@ int RunDemo(int argc, char** argv) {
       if (!ladder.ok()) return Fail("demo", ladder.status());
       for (size_t i = 0; i < ladder->rungs.size(); ++i) {
         const std::string who = "demo ladder, rung " + std::to_string(i + 1);
-        if (Status st = PrintTrialEstimate(app::RungConfig(*ladder, i), who); !st.ok()) {
+        const trial::TrialConfig rung = app::RungConfig(*ladder, i);
+        if (app::SameRuns(rung, *config)) {  // app/rung_reuse.h
+          std::fprintf(stderr, "%s: the trial's own %d runs of %lld steps, reused (no training)\n",
+                       who.c_str(), (rung.baseline == "first" ? 3 : 2) * rung.seeds,
+                       static_cast<long long>(rung.steps));
+        } else if (Status st = PrintTrialEstimate(rung, who); !st.ok()) {
           return Fail("demo", st);
         }
       }

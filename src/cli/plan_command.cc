@@ -31,10 +31,11 @@ void AddServingFlags(CLI::App& app, app::PlanRequest& r, CLI::Option* inference_
 int RunPlan(int argc, char** argv) {
   CLI::App app;
   Describe(app, "plan",
-           "Compute-optimal model size and tokens for a budget, from L(N, D) = E + A/N^alpha + "
-           "B/D^beta with C = 6ND; the 20-tokens-per-parameter rule beside it; with "
-           "--inference-tokens, the smaller model that reaches the same loss with fewer lifetime "
-           "FLOPs (Sardana et al. 2024).");
+           "Compute-optimal model size and tokens for a budget (--flops, --budget-usd, --params) "
+           "or a target loss (--loss), from L(N, D) = E + A/N^alpha + B/D^beta with C = 6ND; the "
+           "20-tokens-per-parameter rule beside it; with --inference-tokens or a serving load "
+           "(--requests), the smaller model that reaches the same loss with the fewest lifetime "
+           "FLOPs and the fewest lifetime dollars (Sardana et al. 2024).");
   app::PlanRequest r;
   bool as_json = false;
   auto* flops_opt = app.add_option("--flops", r.flops, "training compute budget C in FLOPs");
@@ -45,6 +46,13 @@ int RunPlan(int argc, char** argv) {
                  "fixed point)")
       ->excludes(flops_opt)
       ->excludes(budget_opt);
+  app.add_option("--loss", r.loss,
+                 "plan the compute-optimal model that reaches this loss (in the law's units, e.g. "
+                 "nats per token for the published fits); with a serving load, the cheapest "
+                 "model of this loss")
+      ->excludes(flops_opt)
+      ->excludes(budget_opt)
+      ->excludes("--params");
   app.add_option("--tokens", r.tokens,
                  "with --params: plan this (N, D) point as given, e.g. an over-trained model, "
                  "instead of the compute-optimal tokens")

@@ -4,8 +4,10 @@
 #include <cstdio>
 
 #include "app/trial_job.h"
+#include "base/file.h"
 #include "cli/commands.h"
 #include "cli/common.h"
+#include "ledger/writable.h"
 
 namespace preflight::cli {
 
@@ -22,6 +24,10 @@ int RunReport(int argc, char** argv) {
   app.add_option("run", run_dir, "the trial's run folder (its --out)")->required();
   app.add_flag("--json", json, "print one JSON document on stdout");
   if (int code = Parse(app, argc, argv); code >= 0) return code;
+  if (PathExists(run_dir)) {  // report.html is rewritten there (a missing folder: no trial)
+    Status st = ledger::CheckWritableFile(JoinPath(run_dir, "report.html"), "RUN folder");
+    if (!st.ok()) return Fail("report", st);
+  }
   auto job = app::LoadTrialJob(run_dir);
   if (!job.ok()) return Fail("report", job.status());
   if (Status st = app::WriteTrialReport(*job); !st.ok()) return Fail("report", st);

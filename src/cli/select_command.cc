@@ -207,6 +207,8 @@ int RunSelect(int argc, char** argv) {
   if (int code = Parse(app, argc, argv); code >= 0) return code;
   select::SelectOptions& o = f.options;
   if (Status st = ApplyBudget(f.budget, &o); !st.ok()) return Fail("select", st);
+  // The receipt's ledger, before any work (the outputs are opened first by the selection).
+  if (Status st = ledger::CheckAppendable(f.ledger_path); !st.ok()) return Fail("select", st);
 
   std::string stage;
   std::unique_ptr<Progress> bar;

@@ -67,6 +67,7 @@ int RunTrain(int argc, char** argv) {
   app.add_flag("--json", json, "print one JSON document on stdout");
   app.add_flag("--quiet", quiet, "no progress on stderr");
   if (int code = Parse(app, argc, argv); code >= 0) return code;
+  if (Status st = app::CheckTrainOutputs(request); !st.ok()) return Fail("train", st);
 
   auto resolved = model.Resolve();
   if (!resolved.ok()) return Fail("train", resolved.status());

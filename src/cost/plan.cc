@@ -31,6 +31,8 @@ Status Allocate(const PlanRequest& r, PlanResult* p) {
   } else if (r.budget_usd) {
     PF_RETURN_IF_ERROR(CheckPositive("--budget-usd", *r.budget_usd, "number of dollars"));
     p->optimal = ComputeOptimal(r.law, *r.budget_usd / p->usd_per_training_flop);
+  } else if (r.loss) {
+    PF_ASSIGN_OR_RETURN(p->optimal, ComputeOptimalForLoss(r.law, *r.loss));
   } else if (r.tokens) {
     PF_RETURN_IF_ERROR(CheckPositive("--params", *r.params, "parameter count"));
     PF_RETURN_IF_ERROR(CheckPositive("--tokens", *r.tokens, "number of training tokens"));
@@ -45,6 +47,13 @@ Status Allocate(const PlanRequest& r, PlanResult* p) {
   } else {
     PF_RETURN_IF_ERROR(CheckPositive("--params", *r.params, "parameter count"));
     p->optimal = ComputeOptimalForParams(r.law, *r.params);
+  }
+  if (!(p->optimal.params >= kMinPlanParams) && r.loss) {
+    return Status::InvalidArgument(
+        "--loss " + FormatPlain(*r.loss, 4) + " is reached by a compute-optimal model of " +
+        FormatSci(p->optimal.params) + " parameters, below the smallest model a plan names (" +
+        FormatSci(kMinPlanParams) +
+        "; the laws were fitted on 7e7 to 1.6e10). Ask for a lower loss.");
   }
   if (!(p->optimal.params >= kMinPlanParams)) {
     return Status::InvalidArgument(
@@ -113,6 +122,21 @@ Status PlanInference(const PlanRequest& r, PlanResult* p) {
 
 }  // namespace
 
+Result<Allocation> ComputeOptimalForLoss(const LossLaw& law, double loss) {
+  if (!(std::isfinite(loss) && loss > law.E)) {
+    return Status::InvalidArgument(
+        "--loss " + FormatSci(loss, 6) + " is not above the '" + law.name +
+        "' law's irreducible loss E = " + FormatSci(law.E, 6) + ": no model reaches it");
+  }
+  const double excess = loss - law.E, sum = law.alpha + law.beta;
+  Allocation a;
+  a.params = std::pow(law.A * sum / (law.beta * excess), 1 / law.alpha);
+  a.tokens = std::pow(law.B * sum / (law.alpha * excess), 1 / law.beta);
+  a.flops = TrainingFlops(a.params, a.tokens);
+  a.loss = law.Loss(a.params, a.tokens);
+  return a;
+}
+
 ServingCost CostOfServing(double params, const ServingLoad& load, double peak, double price) {
   auto phase = [&](double tokens_per_request, double mfu) {
     InferencePhase out;
@@ -127,10 +151,11 @@ ServingCost CostOfServing(double params, const ServingLoad& load, double peak, d
 
 Result<PlanResult> MakePlan(const PlanRequest& r) {
   PF_RETURN_IF_ERROR(ValidateLaw(r.law));
-  int budgets = r.flops.has_value() + r.budget_usd.has_value() + r.params.has_value();
+  int budgets =
+      r.flops.has_value() + r.budget_usd.has_value() + r.params.has_value() + r.loss.has_value();
   if (budgets != 1) {
     return Status::InvalidArgument(
-        "give exactly one budget: --flops C, --budget-usd X or --params N");
+        "give exactly one budget: --flops C, --budget-usd X, --params N or --loss L");
   }
   PF_RETURN_IF_ERROR(ValidateMfu(r.mfu, "--mfu"));
   PF_RETURN_IF_ERROR(CheckPositive("--price", r.price_usd_per_gpu_hour, "dollars per GPU-hour"));

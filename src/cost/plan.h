@@ -1,8 +1,8 @@
 #pragma once
-// A training plan: the compute-optimal model for a compute or dollar budget under a named loss
-// law, with wall-clock days on a cluster and dollars, the 20-tokens-per-parameter rule beside
-// it, and optionally the inference-aware model (by FLOPs, and by dollars when inference runs
-// on other hardware, at another utilisation or price).
+// A training plan: the compute-optimal model for a compute or dollar budget, a model size or a
+// target loss under a named loss law, with wall-clock days on a cluster and dollars, the
+// 20-tokens-per-parameter rule beside it, and optionally the inference-aware model (by FLOPs,
+// and by dollars when inference runs on other hardware, at another utilisation or price).
 
 #include <optional>
 #include <string>
@@ -51,11 +51,18 @@ struct ServingCost {
 // `peak` in operations per second (the inference dtype's dense peak); `price` per GPU-hour.
 ServingCost CostOfServing(double params, const ServingLoad& load, double peak, double price);
 
+// The compute-optimal allocation whose predicted loss is `loss`. Along the compute-optimal
+// path alpha A / N^alpha = beta B / D^beta, so L - E splits in the ratio beta : alpha:
+//   N = (A (alpha+beta) / (beta (L-E)))^(1/alpha),  D = (B (alpha+beta) / (alpha (L-E)))^(1/beta).
+// InvalidArgument unless E < loss (no model reaches the law's floor) and loss is finite.
+Result<Allocation> ComputeOptimalForLoss(const LossLaw& law, double loss);
+
 struct PlanRequest {
   // Exactly one of these sets the budget.
   std::optional<double> flops;
   std::optional<double> budget_usd;
   std::optional<double> params;  // "the compute-optimal model of this size"
+  std::optional<double> loss;    // "the compute-optimal model that reaches this loss"
   // With `params`: a fixed point (N, D), e.g. an over-trained model, planned as given instead
   // of at the compute-optimal tokens for N.
   std::optional<double> tokens;
@@ -94,10 +101,10 @@ struct PlanResult {
   std::optional<ServingCost> serving_reference, serving_by_flops, serving_by_dollars;
 };
 
-// InvalidArgument for: not exactly one budget, tokens without params, a non-positive budget,
-// MFU outside (0, 1], non-positive GPUs or prices, both inference tokens and a serving load, a
-// serving load without requests or tokens, an inference dtype the GPU has no peak for, or a
-// budget too small for any model (kMinPlanParams).
+// InvalidArgument for: not exactly one budget, tokens without params, a loss at or below E, a
+// non-positive budget, MFU outside (0, 1], non-positive GPUs or prices, both inference tokens and a
+// serving load, a serving load without requests or tokens, an inference dtype the GPU has no peak
+// for, or a budget too small for any model (kMinPlanParams).
 Result<PlanResult> MakePlan(const PlanRequest& request);
 
 }  // namespace preflight::cost

@@ -15,6 +15,7 @@
 #include "base/sha256.h"
 #include "base/version.h"
 #include "ledger/receipt.h"
+#include "ledger/writable.h"
 
 namespace preflight::ledger {
 namespace {
@@ -363,25 +364,7 @@ Result<nlohmann::json> Append(const std::string& ledger_path, nlohmann::json rec
 }
 
 Status CheckAppendable(const std::string& ledger_path) {
-  std::string probe = ledger_path;
-  while (!PathExists(probe)) {
-    const std::string parent = DirName(probe);
-    if (parent == probe) break;
-    probe = parent;
-  }
-  const bool is_file = probe == ledger_path;
-  if (is_file && IsDirectory(probe)) {
-    return Status::InvalidArgument(ledger_path + ": is a folder; --ledger names a file");
-  }
-  if (!is_file && !IsDirectory(probe)) {
-    return Status::InvalidArgument(ledger_path + ": " + probe +
-                                   " is not a folder; choose another --ledger");
-  }
-  if (::access(probe.c_str(), W_OK) != 0) {
-    return Status::InvalidArgument(ledger_path + ": " + probe +
-                                   " is not writable; choose another --ledger");
-  }
-  return Status::Ok();
+  return CheckAppendableFile(ledger_path, "--ledger");
 }
 
 Result<VerifyReport> Verify(const std::string& ledger_path) {

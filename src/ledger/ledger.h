@@ -63,9 +63,10 @@ std::string ReceiptHash(const nlohmann::json& receipt);
 // Only the last line is read: Append does not re-verify the chain (Verify does).
 Result<nlohmann::json> Append(const std::string& ledger_path, nlohmann::json receipt);
 
-// InvalidArgument naming the path unless Append could write there: the ledger file is writable,
-// or (when it does not exist yet) its nearest existing folder is. Writes nothing. Jobs call it
-// before any work, so that a receipt that cannot be kept does not cost a whole trial.
+// InvalidArgument naming the path unless Append could write there: the ledger file opens for
+// appending, or (when it does not exist yet) its nearest existing folder takes a new file
+// (probed for real: ledger/writable.h). Jobs call it before any work, so that a receipt that
+// cannot be kept does not cost a whole trial.
 Status CheckAppendable(const std::string& ledger_path);
 
 struct VerifyReport {

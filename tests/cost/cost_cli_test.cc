@@ -286,6 +286,40 @@ TEST(PlanCli, ServingLoadWithPrefillAndDecodeLines) {
   EXPECT_NE(Preflight(bad[0]).err.find("--inference-dtype fp8"), std::string::npos);
 }
 
+// Sardana et al.'s calculator's cost example (tests/cost/plan_loss_test.cc says where it is
+// published): the cheapest model of loss 1.947 for 1e10 requests of 1,000 + 250 tokens.
+TEST(PlanCli, LossTargetWithAServingLoadIsSardanasCostExample) {
+  CliRun r = Preflight(
+      "plan --fit chinchilla --alpha 0.336 --beta 0.283 --loss 1.947 --gpu A100-80GB --price 1.40 "
+      "--mfu 0.5 --inference-gpu A100-40GB --inference-dtype int8 --inference-price 0.60 "
+      "--requests 1e10 --prefill-tokens 1000 --decode-tokens 250 --prefill-mfu 0.4 "
+      "--decode-mfu 0.2 --json");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  json doc = ParseJson(r);
+  EXPECT_EQ(doc["target_loss"].get<double>(), 1.947);
+  EXPECT_NEAR(doc["loss"].get<double>(), 1.947, 1e-12);
+  const json& cheapest = doc["inference_aware"]["by_dollars"];
+  EXPECT_NEAR(cheapest["chosen"]["params"].get<double>() / 2.053e10, 1, 5e-4);
+  EXPECT_NEAR(cheapest["chosen"]["tokens"].get<double>() / 3.302e12, 1, 5e-4);
+  EXPECT_NEAR(100 * cheapest["params_share"].get<double>(), 60.23, 0.005);
+  EXPECT_NEAR(100 * cheapest["tokens_share"].get<double>(), 182.41, 0.005);
+  EXPECT_NEAR(100 * cheapest["chosen_lifetime_usd"].get<double>() /
+                  cheapest["reference_lifetime_usd"].get<double>(),
+              88.76, 0.005);
+  EXPECT_NE(r.err.find("plan for loss 1.947"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("60.23% of the parameters and 182.41% of the tokens"), std::string::npos)
+      << r.err;
+
+  for (const char* bad :
+       {"plan --loss 1.5", "plan --loss 1.947 --flops 1e23", "plan --loss 1.947 --params 7e9",
+        "plan --loss 1.947 --tokens 1e12", "plan --loss 25"}) {
+    CliRun b = Preflight(bad);
+    EXPECT_EQ(b.rc, 2) << bad << "\n" << b.err;
+    EXPECT_FALSE(b.err.empty()) << bad;
+  }
+  EXPECT_NE(Preflight("plan --loss 1.5").err.find("irreducible loss E"), std::string::npos);
+}
+
 TEST(FitCli, FitsACsvAndFeedsPlan) {
   std::string csv = "N,D,loss\n";
   for (double n : {1e8, 3e8, 1e9, 3e9}) {

@@ -1,0 +1,32 @@
+#pragma once
+// Can a command write where it was told to, checked before any work (README: an output that
+// cannot be written exits 2 before anything is computed). Every command that writes a file or a
+// folder also appends a receipt, so the check lives beside the ledger's, in the lowest module
+// the jobs share.
+//
+// The checks probe for real instead of asking access(2): as root access(2) says yes to every
+// path, even under /proc or on a read-only mount. A probe creates an empty file with a unique
+// name (".preflight-probe-<pid>-<n>") in the folder that will hold the output, or in its nearest
+// existing ancestor when folders are still to be made, and removes it at once. Nothing else is
+// written, and no folder is created.
+//
+// Each returns InvalidArgument (exit 2) naming the path, the flag and the reason.
+
+#include <string>
+
+#include "base/status.h"
+
+namespace preflight::ledger {
+
+// A file to be written whole (atomically: a temporary beside it, then renamed): `path` is not a
+// folder, and its folder exists and takes a new file, or can be made.
+Status CheckWritableFile(const std::string& path, const std::string& flag);
+
+// A folder to be made (if missing) and written into.
+Status CheckWritableFolder(const std::string& dir, const std::string& flag);
+
+// A file to be appended to (the ledger): it exists and opens for reading and appending, or it
+// can be created as CheckWritableFile says.
+Status CheckAppendableFile(const std::string& path, const std::string& flag);
+
+}  // namespace preflight::ledger
