@@ -49,10 +49,11 @@ Result<PreparedInputs> PrepareInputs(const std::vector<std::string>& pool,
   p.target_texts = Any(selectors, "classifier") && !target.empty();
   SelectionGroup alone;
   SelectionContext ctx{&p.pool, &p.target, &p.options, &progress, &alone, CutMethod::kRadix};
+  // The pool first: a bad line in it is named before one in the target, as a trial always did.
+  PF_RETURN_IF_ERROR(ReadPool(ctx, p.pool_features, &p.pool_pass));
   if (!target.empty()) {
     PF_RETURN_IF_ERROR(ScanTargetHere(ctx, p.target_counts, p.target_texts, &p.target_pass));
   }
-  PF_RETURN_IF_ERROR(ReadPool(ctx, p.pool_features, &p.pool_pass));
   return p;
 }
 

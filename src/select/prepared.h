@@ -29,7 +29,7 @@ struct PreparedInputs {
               const SelectOptions& options, TargetNeed need, bool pool_features) const;
 };
 
-// Reads the target (when given) and then the pool, once each, as the selections by `selectors`
+// Reads the pool and then the target (when given), once each, as the selections by `selectors`
 // (names of SelectorNames()) with `options` would read them first: every line is checked, and
 // a bad one (without options.read.skip_bad) fails naming file and line, as the selection would.
 // InvalidArgument for a pool or target without documents. options.selector is not used.
