@@ -17,7 +17,9 @@
 namespace preflight {
 namespace {
 
+using testing::DocumentIds;
 using testing::Exists;
+using testing::JsonLines;
 using testing::ReadText;
 using testing::RunCli;
 using testing::ScratchDir;
@@ -28,37 +30,14 @@ const std::string kModel =
     " --layers 1 --d-model 32 --heads 2 --context 32 --batch 8 --threads 1 --steps 12 ";
 const std::string kTrial = kModel + " --eval-every 4 --eval-windows 8 --seeds 1 ";
 
-std::vector<nlohmann::json> JsonLines(const std::string& path) {
-  std::vector<nlohmann::json> out;
-  std::istringstream lines(ReadText(path));
-  for (std::string line; std::getline(lines, line);) out.push_back(nlohmann::json::parse(line));
-  return out;
-}
-
-// `in` with "text" renamed "content" in every line.
-std::string AsContent(const std::string& in) {
-  std::string out;
-  for (nlohmann::json j : JsonLines(in)) {
-    j["content"] = j["text"];
-    j.erase("text");
-    out += j.dump() + "\n";
-  }
-  return out;
-}
-
-std::set<std::string> Ids(const std::string& path) {
-  std::set<std::string> ids;
-  for (const nlohmann::json& j : JsonLines(path)) ids.insert(j["id"]);
-  return ids;
-}
-
 // dir/shards/ (the pool in "content", two files), dir/pool.jsonl (the same pool in "content"),
 // dir/text.jsonl (the pool in "text"), dir/t.jsonl (T_sel) and dir/e.jsonl (T_eval) in "text".
 std::string WriteInputs(const std::string& name) {
   const std::string dir = ScratchDir(name);
   testing::WritePlantedPool(dir, 100, 0.3, 24, 61);
   std::filesystem::rename(dir + "/pool.jsonl", dir + "/text.jsonl");
-  const std::string content = AsContent(dir + "/text.jsonl");
+  const std::string content =
+      testing::RenameField(ReadText(dir + "/text.jsonl"), "text", "content");
   WriteText(dir + "/pool.jsonl", content);
   std::filesystem::create_directories(dir + "/shards");
   const size_t half = content.find('\n', content.size() / 2) + 1;
@@ -66,7 +45,7 @@ std::string WriteInputs(const std::string& name) {
   WriteText(dir + "/shards/b.jsonl", content.substr(half));
   std::string select, eval;
   int i = 0;
-  for (const nlohmann::json& j : JsonLines(dir + "/target.jsonl")) {
+  for (const nlohmann::json& j : JsonLines(ReadText(dir + "/target.jsonl"))) {
     (i++ % 2 ? eval : select) += j.dump() + "\n";
   }
   WriteText(dir + "/t.jsonl", select);
@@ -91,11 +70,11 @@ TEST(InputFields, SelectTakesThePoolsAndTheTargetsFields) {
   ASSERT_EQ(apart.exit_code, 0) << apart.err;
   auto same = RunCli("select --pool " + dir + "/text.jsonl --out " + dir + "/same.jsonl" + common);
   ASSERT_EQ(same.exit_code, 0) << same.err;
-  EXPECT_EQ(Ids(dir + "/apart.jsonl"), Ids(dir + "/same.jsonl"));
+  EXPECT_EQ(DocumentIds(dir + "/apart.jsonl"), DocumentIds(dir + "/same.jsonl"));
   const auto manifest = nlohmann::json::parse(ReadText(dir + "/apart.jsonl.manifest.json"));
   EXPECT_EQ(manifest["text_field"], "content");
   EXPECT_EQ(manifest["target_text_field"], "text");
-  const auto receipt = JsonLines(dir + "/ledger.jsonl").front();
+  const auto receipt = JsonLines(ReadText(dir + "/ledger.jsonl")).front();
   EXPECT_EQ(receipt["config"]["text_field"], "content");
   EXPECT_EQ(receipt["config"]["target_text_field"], "text");
   EXPECT_EQ(receipt["config"]["target_id_field"], "id");
@@ -123,7 +102,7 @@ TEST(InputFields, TrialAndForecastTakeThePoolsAndTheTargetsFields) {
   const auto config = nlohmann::json::parse(ReadText(dir + "/trial/trial.json"))["config"];
   EXPECT_EQ(config["text_field"], "content");
   EXPECT_EQ(config["target_text_field"], "text");
-  const auto receipts = JsonLines(dir + "/ledger.jsonl");
+  const auto receipts = JsonLines(ReadText(dir + "/ledger.jsonl"));
   EXPECT_EQ(receipts.back()["kind"], "trial");
   EXPECT_EQ(receipts.back()["config"]["target_text_field"], "text");
   EXPECT_EQ(receipts.front()["config"]["target_text_field"], "text");  // the forecast's
@@ -156,16 +135,16 @@ TEST(InputFields, BatterySpecFieldsAndTheTrainersExports) {
   ASSERT_EQ(battery.exit_code, 0) << battery.err;
   const std::string trial = dir + "/battery/c";
   std::vector<std::string> eval;
-  for (const nlohmann::json& j : JsonLines(dir + "/e.jsonl")) eval.push_back(j["text"]);
+  for (const nlohmann::json& j : JsonLines(ReadText(dir + "/e.jsonl"))) eval.push_back(j["text"]);
   std::vector<std::string> exported;
-  for (const nlohmann::json& j : JsonLines(trial + "/exports/eval/text.jsonl")) {
+  for (const nlohmann::json& j : JsonLines(ReadText(trial + "/exports/eval/text.jsonl"))) {
     exported.push_back(j["text"]);
   }
   EXPECT_EQ(exported, eval);
   std::vector<std::string> arm, arm_exported;
-  for (const nlohmann::json& j : JsonLines(trial + "/arms/curated.jsonl"))
+  for (const nlohmann::json& j : JsonLines(ReadText(trial + "/arms/curated.jsonl")))
     arm.push_back(j["content"]);
-  for (const nlohmann::json& j : JsonLines(trial + "/exports/curated/text.jsonl")) {
+  for (const nlohmann::json& j : JsonLines(ReadText(trial + "/exports/curated/text.jsonl"))) {
     arm_exported.push_back(j["text"]);
   }
   EXPECT_EQ(arm_exported, arm);
@@ -185,7 +164,7 @@ TEST(InputFields, TrainAndScoreTakeTheEvalFilesField) {
                       "/e.jsonl --text-field content --eval-text-field text" + kModel + ledger +
                       " --json --out " + dir + "/train");
   ASSERT_EQ(train.exit_code, 0) << train.err;
-  const auto receipt = JsonLines(dir + "/ledger.jsonl").back();
+  const auto receipt = JsonLines(ReadText(dir + "/ledger.jsonl")).back();
   EXPECT_EQ(receipt["config"]["eval_text_field"], "text");
   EXPECT_EQ(receipt["inputs"][1]["docs"], 12);
   const std::string curve = dir + "/train/curve.jsonl";

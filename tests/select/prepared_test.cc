@@ -6,53 +6,24 @@
 
 #include <gtest/gtest.h>
 
-#include <set>
-#include <sstream>
-
 #include "testing/planted.h"
 #include "testing/testing.h"
 
 namespace preflight::select {
 namespace {
 
+using preflight::testing::DocumentIds;
 using preflight::testing::ReadText;
+using preflight::testing::RenameField;
+using preflight::testing::ReplaceLine;
 using preflight::testing::ScratchDir;
 using preflight::testing::WriteText;
-
-// `in` with every line's "text" renamed `field` (other fields and their order kept).
-std::string RenameText(const std::string& in, const std::string& field) {
-  std::istringstream lines(in);
-  std::string line, out;
-  while (std::getline(lines, line)) {
-    auto j = nlohmann::json::parse(line);
-    j[field] = j["text"];
-    j.erase("text");
-    out += j.dump() + "\n";
-  }
-  return out;
-}
-
-std::set<std::string> KeptIds(const std::string& path) {
-  std::set<std::string> ids;
-  std::istringstream lines(ReadText(path));
-  std::string line;
-  while (std::getline(lines, line)) ids.insert(nlohmann::json::parse(line)["id"]);
-  return ids;
-}
 
 // The manifest without what differs between two runs of one selection (cost, output path).
 nlohmann::json Comparable(nlohmann::json manifest) {
   manifest.erase("cost");
   manifest["output"].erase("path");
   return manifest;
-}
-
-// Replaces line `n` (1-based) of `path` by `line`.
-void ReplaceLine(const std::string& path, int n, const std::string& line) {
-  std::istringstream lines(ReadText(path));
-  std::string l, out;
-  for (int i = 1; std::getline(lines, l); ++i) out += (i == n ? line : l) + "\n";
-  WriteText(path, out);
 }
 
 class SelectInputs : public ::testing::Test {
@@ -79,7 +50,7 @@ class SelectInputs : public ::testing::Test {
 TEST_F(SelectInputs, TheTargetIsReadWithItsOwnTextField) {
   auto same = RunSelection(pool_, target_, Options("dsir", "same.jsonl"));
   ASSERT_TRUE(same.ok()) << same.status().message();
-  WriteText(dir_ + "/pool.c.jsonl", RenameText(ReadText(pool_[0]), "content"));
+  WriteText(dir_ + "/pool.c.jsonl", RenameField(ReadText(pool_[0]), "text", "content"));
   SelectOptions o = Options("dsir", "apart.jsonl");
   o.read.text_field = "content";
   auto one_field = RunSelection({dir_ + "/pool.c.jsonl"}, target_, o);
@@ -91,7 +62,7 @@ TEST_F(SelectInputs, TheTargetIsReadWithItsOwnTextField) {
   auto apart = RunSelection({dir_ + "/pool.c.jsonl"}, target_, o);
   ASSERT_TRUE(apart.ok()) << apart.status().message();
   // The same documents, as the pool's own lines.
-  EXPECT_EQ(KeptIds(o.out_path), KeptIds(dir_ + "/same.jsonl"));
+  EXPECT_EQ(DocumentIds(o.out_path), DocumentIds(dir_ + "/same.jsonl"));
   EXPECT_NE(ReadText(o.out_path).find("\"content\":"), std::string::npos);
   EXPECT_EQ(apart->manifest["text_field"], "content");
   EXPECT_EQ(apart->manifest["target_text_field"], "text");
@@ -135,7 +106,7 @@ TEST_F(SelectInputs, PreparedInputsAreNotParsedAgain) {
   EXPECT_EQ(ReadText(dir_ + "/dsir.given.jsonl"), ReadText(dir_ + "/dsir.jsonl"));
 
   // A pool line random did not keep, spoiled in place (the line count unchanged).
-  const std::set<std::string> kept = KeptIds(dir_ + "/random.jsonl");
+  const std::set<std::string> kept = DocumentIds(dir_ + "/random.jsonl");
   int spoiled = 1;
   while (kept.count("d" + std::to_string(spoiled - 1))) ++spoiled;
   ReplaceLine(pool_[0], spoiled, "{\"id\": \"spoiled\", \"text\": 7}");

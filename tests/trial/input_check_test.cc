@@ -17,8 +17,11 @@
 namespace preflight::trial {
 namespace {
 
+using preflight::testing::DocumentIds;
 using preflight::testing::Exists;
 using preflight::testing::ReadText;
+using preflight::testing::RenameField;
+using preflight::testing::ReplaceLine;
 using preflight::testing::ScratchDir;
 using preflight::testing::WriteText;
 
@@ -52,21 +55,6 @@ std::string WriteInputs(const std::string& name) {
   WriteText(dir + "/target.jsonl", select);
   WriteText(dir + "/eval.jsonl", eval);
   return dir;
-}
-
-void ReplaceLine(const std::string& path, int n, const std::string& line) {
-  std::istringstream lines(ReadText(path));
-  std::string l, out;
-  for (int i = 1; std::getline(lines, l); ++i) out += (i == n ? line : l) + "\n";
-  WriteText(path, out);
-}
-
-std::set<std::string> Ids(const std::string& path) {
-  std::set<std::string> ids;
-  std::istringstream lines(ReadText(path));
-  std::string line;
-  while (std::getline(lines, line)) ids.insert(nlohmann::json::parse(line)["id"]);
-  return ids;
 }
 
 TEST(InputCheck, KeepsWhatItMeasuredOfEveryInput) {
@@ -116,8 +104,8 @@ TEST(InputCheck, ATrialGivenTheCheckParsesThePoolOnlyThere) {
   TrialConfig reference = TinyTrial(dir, "reference");
   reference.selector = "first";
   ASSERT_TRUE(RunTrial(reference).ok());
-  std::set<std::string> kept = Ids(dir + "/reference/arms/curated.jsonl");
-  kept.merge(Ids(dir + "/reference/arms/random.jsonl"));
+  std::set<std::string> kept = DocumentIds(dir + "/reference/arms/curated.jsonl");
+  kept.merge(DocumentIds(dir + "/reference/arms/random.jsonl"));
   int line = 1;
   while (kept.count("d" + std::to_string(line - 1))) ++line;
   TrialConfig c = reference;
@@ -163,15 +151,7 @@ TEST(InputCheck, AResumedTrialWithItsArmsReadsNoPool) {
 // Each input with its own text field: the pool's "content", the target files' "text".
 TEST(InputCheck, ReadsThePoolAndTheTargetWithTheirOwnFields) {
   const std::string dir = WriteInputs("check_fields");
-  std::istringstream lines(ReadText(dir + "/pool.jsonl"));
-  std::string line, pool;
-  while (std::getline(lines, line)) {
-    auto j = nlohmann::json::parse(line);
-    j["content"] = j["text"];
-    j.erase("text");
-    pool += j.dump() + "\n";
-  }
-  WriteText(dir + "/pool.jsonl", pool);
+  WriteText(dir + "/pool.jsonl", RenameField(ReadText(dir + "/pool.jsonl"), "text", "content"));
   TrialConfig c = TinyTrial(dir, "trial");
   c.text_field = "content";
   auto one_field = CheckTrial(c);
