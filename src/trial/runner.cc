@@ -1,7 +1,6 @@
 #include "trial/runner.h"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -10,7 +9,6 @@
 #include "base/clock.h"
 #include "base/file.h"
 #include "base/json.h"
-#include "corpus/scanner.h"
 #include "select/prepared.h"
 #include "select/selector.h"
 #include "train/data.h"
