@@ -41,6 +41,8 @@ trial::TrialConfig TrialFor(const BatteryRequest& r, const BatterySpec& spec,
   c.out_dir = JoinPath(r.out_dir, t.name);
   if (!t.text_field.empty()) c.text_field = t.text_field;
   if (!t.id_field.empty()) c.id_field = t.id_field;
+  if (!t.target_text_field.empty()) c.target_text_field = t.target_text_field;
+  if (!t.target_id_field.empty()) c.target_id_field = t.target_id_field;
   return c;
 }
 

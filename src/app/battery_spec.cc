@@ -20,6 +20,8 @@ Result<BatteryTarget> ReadTarget(const JsonReader& r, const std::string& root) {
   PF_ASSIGN_OR_RETURN(t.genre, OptionalString(r, "genre"));
   PF_ASSIGN_OR_RETURN(t.text_field, OptionalString(r, "text_field"));
   PF_ASSIGN_OR_RETURN(t.id_field, OptionalString(r, "id_field"));
+  PF_ASSIGN_OR_RETURN(t.target_text_field, OptionalString(r, "target_text_field"));
+  PF_ASSIGN_OR_RETURN(t.target_id_field, OptionalString(r, "target_id_field"));
   if (r.Has("absent")) {
     PF_ASSIGN_OR_RETURN(t.absent, r.Bool("absent"));
   }

@@ -4,7 +4,8 @@
 //   {"name": "brown", "default_target": "cj",
 //    "targets": [{"name": "cj", "label": "learned", "genre": "cj", "absent": false,
 //                 "pool": "pools/cj.jsonl", "target_select": "...", "target_eval": "...",
-//                 "text_field": "text", "id_field": "id"}]}      (the two fields optional)
+//                 "text_field": "text", "id_field": "id",
+//                 "target_text_field": "text", "target_id_field": "id"}]}   (fields optional)
 
 #include <string>
 #include <vector>
@@ -18,8 +19,12 @@ struct BatteryTarget {
   std::string corpus;  // the corpus it comes from ("" = its own): calibrating leaves corpora out
   bool absent = false;
   std::string pool, target_select, target_eval;  // resolved against the spec's folder
-  // The documents' fields; "" = the battery's (--text-field, --id-field; default text, id).
+  // The pool's fields (and the target files', unless given apart below); "" = the battery's
+  // (--text-field, --id-field; default text, id).
   std::string text_field, id_field;
+  // The target files' (target_select, target_eval); "" = the battery's --target-text-field,
+  // --target-id-field, else this target's pool fields.
+  std::string target_text_field, target_id_field;
 };
 
 struct BatterySpec {

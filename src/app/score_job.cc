@@ -12,6 +12,7 @@
 #include "base/sha256.h"
 #include "ledger/ledger.h"
 #include "report/trial_report.h"
+#include "train/data.h"
 #include "trainer/curve_reader.h"
 #include "trial/compute_check.h"
 #include "trial/outcome_builder.h"
@@ -57,12 +58,22 @@ Status CheckRequest(const ScoreRequest& r) {
   return Status::Ok();
 }
 
-// A data file's identity (trial::DescribeInput; its byte tokens are bytes + documents).
-Result<ledger::InputRecord> DescribeData(const std::string& path, const std::string& role,
-                                         const std::string& text_field) {
-  corpus::ReadOptions read;
-  read.text_field = text_field;
-  return trial::DescribeInput(path, role, read);
+const std::string& EvalTextField(const ScoreRequest& r) {
+  return r.eval_text_field.empty() ? r.text_field : r.eval_text_field;
+}
+
+// A data file's documents and identity, from one read (its byte tokens are bytes + documents).
+struct DataFile {
+  std::vector<std::string> texts;
+  ledger::InputRecord record;
+};
+
+Result<DataFile> ReadData(const std::string& path, const std::string& role,
+                          const std::string& text_field) {
+  PF_ASSIGN_OR_RETURN(train::JsonlTexts read, train::ReadJsonlFile(path, text_field));
+  if (read.input.docs == 0) return Status::InvalidArgument(path + ": no documents");
+  const corpus::InputSummary& in = read.input;
+  return DataFile{std::move(read.texts), {role, path, in.sha256, in.docs, in.text_bytes}};
 }
 
 struct ReadCurve {
@@ -138,18 +149,18 @@ Status ComputeNumbers(const ScoreRequest& r, ScoreJob& job) {
   return Status::Ok();
 }
 
-Status CheckRegime(const ScoreRequest& r, ScoreJob& job) {
-  if (r.eval_data.empty()) return Status::Ok();
-  corpus::ReadOptions read;
-  read.text_field = r.text_field;
+// The regime check on the eval set's documents (read once, with its own field) and each arm's
+// (the arms' field), each file read once.
+Status CheckRegime(const ScoreRequest& r, const std::optional<DataFile>& eval, ScoreJob& job) {
+  if (!eval) return Status::Ok();
   const trial::NgramEvalWindows windows{r.context, r.eval_windows};
   std::map<std::string, trial::NgramScores> arms;
   for (const auto& [name, path] : {std::pair<std::string, std::string>{"random", r.random_data},
                                    {"curated", r.curated_data}}) {
-    PF_ASSIGN_OR_RETURN(arms[name], trial::ScoreNgrams(path, r.eval_data, read,
-                                                       trial::kDefaultNgramOrder, windows));
-    PF_ASSIGN_OR_RETURN(ledger::InputRecord in, DescribeData(path, name + "_data", r.text_field));
-    job.inputs.push_back(in);
+    PF_ASSIGN_OR_RETURN(DataFile data, ReadData(path, name + "_data", r.text_field));
+    PF_ASSIGN_OR_RETURN(arms[name], trial::ScoreNgramTexts(data.texts, eval->texts, r.eval_data,
+                                                           trial::kDefaultNgramOrder, windows));
+    job.inputs.push_back(data.record);
   }
   const trial::NgramScores baseline = arms.at("random");
   job.regime =
@@ -173,6 +184,8 @@ nlohmann::json ConfigJson(const ScoreRequest& r) {
           {"curated_data", r.curated_data},
           {"random_data", r.random_data},
           {"eval_data", r.eval_data},
+          {"text_field", r.text_field},
+          {"eval_text_field", EvalTextField(r)},
           {"context", r.context},
           {"eval_windows", r.eval_windows},
           {"name", r.name}};
@@ -244,21 +257,21 @@ Result<ScoreJob> RunScoreJob(const ScoreRequest& r) {
   CostMeter meter;
   ScoreJob job;
   job.request = r;
-  std::optional<ledger::InputRecord> eval;
+  std::optional<DataFile> eval;
   if (!r.eval_data.empty()) {
-    PF_ASSIGN_OR_RETURN(eval, DescribeData(r.eval_data, "eval_data", r.text_field));
+    PF_ASSIGN_OR_RETURN(eval, ReadData(r.eval_data, "eval_data", EvalTextField(r)));
   }
   trainer::CurveUnits units;
   units.eval_bytes = r.eval_bytes;
   if (units.eval_bytes == 0 && eval)
-    units.eval_bytes = static_cast<int64_t>(eval->bytes + eval->docs);
+    units.eval_bytes = static_cast<int64_t>(eval->record.bytes + eval->record.docs);
   job.unit = units.eval_bytes > 0 ? "bits per byte" : "bits per token";
   if (units.eval_bytes == 0) units.eval_bytes = 1;  // losses per token: bits per token
   units.eval_tokens = r.eval_tokens > 0 ? r.eval_tokens : units.eval_bytes;
   PF_RETURN_IF_ERROR(ReadCurves(r, units, job));
   PF_RETURN_IF_ERROR(ComputeNumbers(r, job));
-  PF_RETURN_IF_ERROR(CheckRegime(r, job));
-  if (eval) job.inputs.push_back(*eval);
+  PF_RETURN_IF_ERROR(CheckRegime(r, eval, job));
+  if (eval) job.inputs.push_back(eval->record);
   job.core_seconds = meter.core_seconds();
   PF_RETURN_IF_ERROR(MakeDirectories(r.out_dir));
   job.report_path = JoinPath(r.out_dir, "report.html");

@@ -34,7 +34,8 @@ struct ScoreRequest {
   // The cost, for the net saving: each arm's production in core-seconds and one step's seconds.
   std::optional<double> selection_core_seconds, random_core_seconds, step_seconds;
   // The arms' documents and the eval set (JSONL), for the regime check (all three or none).
-  std::string curated_data, random_data, eval_data, text_field = "text";
+  // text_field: the arms' documents'; eval_text_field: the eval set's ("" = text_field).
+  std::string curated_data, random_data, eval_data, text_field = "text", eval_text_field;
   int context = 0;           // the regime's windows: 0 = every eval position (trial/regime.h)
   int64_t eval_windows = 0;  // with context > 0: that many windows (0 = all)
   std::string name;          // what was compared, for the page ("" = the curves' folder)

@@ -1,22 +1,17 @@
 #include "app/train_job.h"
 
-#include "corpus/scanner.h"
 #include "ledger/ledger.h"
 #include "ledger/writable.h"
 #include "train/blas.h"
 #include "train/config.h"
+#include "train/data.h"
 
 namespace preflight::app {
 namespace {
 
-Result<ledger::InputRecord> Describe(const std::string& path, const std::string& role,
-                                     const std::string& text_field) {
-  corpus::ReadOptions read;
-  read.text_field = text_field;
-  PF_ASSIGN_OR_RETURN(
-      corpus::ScanSummary s,
-      corpus::ScanDocuments({path}, read, [](int, const corpus::Record&, std::string_view) {}));
-  return ledger::InputRecord{role, path, s.inputs[0].sha256, s.docs, s.text_bytes};
+// A file's identity for the receipt, from the read that also gave its documents.
+ledger::InputRecord RecordOf(const train::JsonlTexts& file, const std::string& role) {
+  return {role, file.input.path, file.input.sha256, file.input.docs, file.input.text_bytes};
 }
 
 nlohmann::json ScheduleJson(const train::TrainResult& r) {
@@ -60,6 +55,7 @@ Status AppendTrainReceipt(TrainJob& job) {
                     {"lr", o.lr},
                     {"schedule", o.schedule},
                     {"text_field", o.text_field},
+                    {"eval_text_field", o.EvalTextField()},
                     {"eval_every", o.eval_every},
                     {"eval_max_windows", o.eval_max_windows},
                     {"threads", o.threads}};
@@ -89,11 +85,14 @@ Result<TrainJob> RunTrainJob(const TrainRequest& request,
   TrainJob job;
   job.request = request;
   PF_RETURN_IF_ERROR(CheckTrainOutputs(request));
-  PF_ASSIGN_OR_RETURN(job.data,
-                      Describe(request.options.data_path, "data", request.options.text_field));
-  PF_ASSIGN_OR_RETURN(job.eval,
-                      Describe(request.options.eval_path, "eval", request.options.text_field));
-  PF_ASSIGN_OR_RETURN(job.result, train::Train(request.options, on_step));
+  const train::TrainOptions& o = request.options;
+  PF_RETURN_IF_ERROR(train::ValidateModel(o.model));
+  // Each file is read once: its documents train (or evaluate), its identity goes in the receipt.
+  PF_ASSIGN_OR_RETURN(train::JsonlTexts data, train::ReadJsonlFile(o.data_path, o.text_field));
+  PF_ASSIGN_OR_RETURN(train::JsonlTexts eval, train::ReadJsonlFile(o.eval_path, o.EvalTextField()));
+  job.data = RecordOf(data, "data");
+  job.eval = RecordOf(eval, "eval");
+  PF_ASSIGN_OR_RETURN(job.result, train::TrainOnDocuments(o, data.texts, eval.texts, on_step));
   PF_RETURN_IF_ERROR(AppendTrainReceipt(job));
   return job;
 }

@@ -18,6 +18,8 @@ forecast::ForecastConfig ForecastConfigFor(const trial::TrialConfig& t) {
   f.target_select = t.target_select;
   f.text_field = t.text_field;
   f.id_field = t.id_field;
+  f.target_text_field = t.TargetTextField();
+  f.target_id_field = t.TargetIdField();
   f.selector = t.selector;
   f.keep = t.keep;
   f.selection_seed = t.selection_seed;
@@ -80,8 +82,10 @@ Result<TrialJob> RunTrialJob(const TrialRequest& request, const TrialObserver& o
         " does not run under mpirun (each rank would launch the runs); run preflight once and "
         "use --parallel, torchrun (--torch-launcher) or Slurm in the template");
   }
+  // The inputs are read once: what the check read is passed on to the trial (leader only).
+  trial::CheckedInputs checked;
   if (leader) {
-    PF_RETURN_IF_ERROR(trial::CheckTrial(config));
+    PF_RETURN_IF_ERROR(trial::CheckTrial(config, &checked, observer.progress));
     PF_RETURN_IF_ERROR(ledger::CheckAppendable(request.ledger_path));
   }
   if (leader && request.forecast_first && !config.IsScheduleTrial() &&
@@ -103,7 +107,8 @@ Result<TrialJob> RunTrialJob(const TrialRequest& request, const TrialObserver& o
   }
   std::unique_ptr<trial::RunExecutor> executor = dist::MakeRunExecutor();
   PF_ASSIGN_OR_RETURN(trial::TrialOutcome outcome,
-                      trial::RunTrial(config, observer.progress, executor.get(), before_training));
+                      trial::RunTrial(config, observer.progress, executor.get(), before_training,
+                                      leader ? &checked : nullptr));
   TrialJob job;
   job.outcome = std::move(outcome);
   if (!job.outcome.leader) return job;

@@ -88,7 +88,7 @@ Status FillExcerpts(const trial::TrialConfig& c, std::vector<report::SelectedDoc
   std::map<std::string, std::vector<report::SelectedDoc*>> wanted;
   for (report::SelectedDoc* d : docs) wanted[d->id].push_back(d);
   if (wanted.empty()) return Status::Ok();
-  corpus::ReadOptions options = trial::ReadOptionsOf(c);
+  corpus::ReadOptions options = trial::PoolReadOptions(c);
   options.skip_bad = true;
   auto read = ReadBounded(c.pool, options, [&](const corpus::Record& r) {
     auto it = wanted.find(select::DocumentId(r.line, c.id_field, std::string(r.file), r.line_no));
@@ -112,7 +112,7 @@ std::string ShareFieldOf(const nlohmann::json& doc) {
 // The kept documents' share by the first source-like field they carry.
 Status FillShares(const trial::TrialConfig& c, const std::string& path, report::Selection* sel) {
   std::map<std::string, uint64_t> counts;
-  auto read = ReadBounded({path}, trial::ReadOptionsOf(c), [&](const corpus::Record& r) {
+  auto read = ReadBounded({path}, trial::PoolReadOptions(c), [&](const corpus::Record& r) {
     ++sel->share_docs;
     bool maybe = false;
     for (const char* field : kShareFields) {

@@ -36,10 +36,8 @@ int RunBattery(int argc, char** argv) {
   app.add_option("--out", r.out_dir, "output folder (one trial folder per target)")->required();
   app.add_option("--targets", r.only, "run only these targets (names in the spec)");
   app.add_option("--selector", base.selector, "dsir | classifier | first")->capture_default_str();
-  app.add_option("--text-field", base.text_field,
-                 "the documents' text field (a target's \"text_field\" in the spec wins)")
-      ->capture_default_str();
-  app.add_option("--id-field", base.id_field, "the documents' id field")->capture_default_str();
+  // A target's "text_field", "id_field", "target_text_field", "target_id_field" in the spec win.
+  AddFieldFlags(app, base);
   app.add_option("--keep", base.keep, "fraction of each pool's bytes per arm")
       ->capture_default_str();
   app.add_option("--seeds", base.seeds, "runs per arm")->capture_default_str();

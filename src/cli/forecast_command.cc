@@ -45,8 +45,14 @@ int RunForecast(int argc, char** argv) {
   app.add_option("--pool", c.pool, "pool files (JSONL)");
   app.add_option("--target-select", c.target_select, "target documents the selector may read");
   app.add_option("--selector", c.selector, "dsir | classifier | first")->capture_default_str();
-  app.add_option("--text-field", c.text_field, "the documents' text field")->capture_default_str();
-  app.add_option("--id-field", c.id_field, "the documents' id field")->capture_default_str();
+  app.add_option("--text-field", c.text_field,
+                 "the pool's text field (and --target-select's, unless --target-text-field)")
+      ->capture_default_str();
+  app.add_option("--id-field", c.id_field, "the pool's id field")->capture_default_str();
+  app.add_option("--target-text-field", c.target_text_field,
+                 "--target-select's text field (default: --text-field)");
+  app.add_option("--target-id-field", c.target_id_field,
+                 "--target-select's id field (default: --id-field)");
   app.add_option("--keep", c.keep, "fraction of the pool's bytes per arm")->capture_default_str();
   app.add_option("--selection-seed", c.selection_seed, "seed of the selections")
       ->capture_default_str();

@@ -39,7 +39,12 @@ void AddFlags(CLI::App& app, ScoreFlags& f) {
   app.add_option("--curated-data", r.curated_data, "the curated arm's documents (JSONL; regime)");
   app.add_option("--random-data", r.random_data, "the random arm's documents (JSONL; regime)");
   app.add_option("--eval-data", r.eval_data, "the eval set's documents (JSONL; regime, bytes)");
-  app.add_option("--text-field", r.text_field, "the documents' text field")->capture_default_str();
+  app.add_option("--text-field", r.text_field,
+                 "the text field of --curated-data and --random-data (and --eval-data, unless "
+                 "--eval-text-field)")
+      ->capture_default_str();
+  app.add_option("--eval-text-field", r.eval_text_field,
+                 "the text field of --eval-data (default: --text-field)");
   app.add_option("--context", r.context,
                  "the regime's eval windows: tokens per window (0 = every eval position)")
       ->capture_default_str();

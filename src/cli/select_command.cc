@@ -83,7 +83,8 @@ struct SelectFlags {
 
 // Every flag of `preflight select`, into `f`.
 void AddSelectFlags(CLI::App* app, SelectFlags* f) {
-  app->add_option("--pool", f->pool, "pool files or folders: JSONL, .jsonl.gz, .jsonl.zst or plain text (by content)")
+  app->add_option("--pool", f->pool,
+                  "pool files or folders: JSONL, .jsonl.gz, .jsonl.zst or plain text (by content)")
       ->required();
   app->add_option("--target", f->target, "target documents (required by dsir and classifier)");
   app->add_option("--selector", f->options.selector, "random | first | dsir | classifier")
@@ -109,11 +110,17 @@ void AddSelectFlags(CLI::App* app, SelectFlags* f) {
                   "manifest path (default: OUT.manifest.json)");
   app->add_option("--threads", f->options.threads, "parsing and scoring threads")
       ->capture_default_str();
-  app->add_option("--text-field", f->options.read.text_field, "JSON field holding the text")
+  app->add_option("--text-field", f->options.read.text_field,
+                  "JSON field holding the text in the pool (and the target, unless "
+                  "--target-text-field)")
       ->capture_default_str();
   app->add_option("--id-field", f->options.id_field,
-                  "JSON field holding a document's id (without one: <file>:<line>)")
+                  "JSON field holding a pool document's id (without one: <file>:<line>)")
       ->capture_default_str();
+  app->add_option("--target-text-field", f->options.target_text_field,
+                  "JSON field holding the text in the --target files (default: --text-field)");
+  app->add_option("--target-id-field", f->options.target_id_field,
+                  "JSON field holding a target document's id (default: --id-field)");
   app->add_flag("--skip-bad", f->options.read.skip_bad,
                 "count and report bad lines instead of stopping");
   app->add_option("--max-doc-bytes", f->options.read.max_document_bytes,

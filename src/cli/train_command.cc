@@ -40,8 +40,11 @@ int RunTrain(int argc, char** argv) {
   bool json = false, quiet = false;
   app.add_option("--data", o.data_path, "training documents (JSONL)")->required();
   app.add_option("--eval", o.eval_path, "held-out documents (JSONL)")->required();
-  app.add_option("--text-field", o.text_field, "the documents' text field in --data and --eval")
+  app.add_option("--text-field", o.text_field,
+                 "the documents' text field in --data (and --eval, unless --eval-text-field)")
       ->capture_default_str();
+  app.add_option("--eval-text-field", o.eval_text_field,
+                 "the documents' text field in --eval (default: --text-field)");
   model.Add(app);
   app.add_option("--steps", o.steps, "optimizer steps")->capture_default_str();
   app.add_option("--seed", o.seed, "initial weights and training windows")->capture_default_str();

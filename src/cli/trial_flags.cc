@@ -2,6 +2,20 @@
 
 namespace preflight::cli {
 
+void AddFieldFlags(CLI::App& app, trial::TrialConfig& c) {
+  app.add_option("--text-field", c.text_field,
+                 "the pool's text field (and the target's, unless --target-text-field)")
+      ->capture_default_str();
+  app.add_option("--id-field", c.id_field,
+                 "the pool's id field (without one: <file>:<line>; the target's, unless "
+                 "--target-id-field)")
+      ->capture_default_str();
+  app.add_option("--target-text-field", c.target_text_field,
+                 "the text field of --target-select and --target-eval (default: --text-field)");
+  app.add_option("--target-id-field", c.target_id_field,
+                 "the id field of --target-select and --target-eval (default: --id-field)");
+}
+
 void AddTrialDataFlags(CLI::App& app, trial::TrialConfig& c) {
   app.add_option("--pool", c.pool, "pool files or folders (JSONL)")->required();
   app.add_option("--target-select", c.target_select, "target documents the selector may read")
@@ -9,10 +23,7 @@ void AddTrialDataFlags(CLI::App& app, trial::TrialConfig& c) {
   app.add_option("--target-eval", c.target_eval, "held-out target documents (evaluation only)")
       ->required();
   app.add_option("--target-name", c.target_name, "a name for the target in the lab record");
-  app.add_option("--text-field", c.text_field, "the documents' text field in every input")
-      ->capture_default_str();
-  app.add_option("--id-field", c.id_field, "the documents' id field (default: <file>:<line>)")
-      ->capture_default_str();
+  AddFieldFlags(app, c);
   app.add_option("--selector", c.selector, "dsir | classifier | first")->capture_default_str();
   app.add_option("--keep", c.keep, "fraction of the pool's bytes per arm")->capture_default_str();
   app.add_option("--selection-seed", c.selection_seed, "seed of the selections")

@@ -12,9 +12,13 @@
 
 namespace preflight::cli {
 
-// --pool, --target-select, --target-eval, --target-name, --text-field, --id-field, --selector,
+// --pool, --target-select, --target-eval, --target-name, the field flags below, --selector,
 // --keep, --selection-seed, --seeds, --eval-every, --eval-windows, --lr, --threads.
 void AddTrialDataFlags(CLI::App& app, trial::TrialConfig& config);
+
+// --text-field, --id-field (the pool's), --target-text-field, --target-id-field (T_sel's and
+// T_eval's; default: the pool's).
+void AddFieldFlags(CLI::App& app, trial::TrialConfig& config);
 
 // --trainer, --trainer-cmd, --parallel, --device, --torch-launcher, --curve-format,
 // --curve-file, --curve-columns, --eval-tokens, --params, --flops-per-step (doc/trainers.md).

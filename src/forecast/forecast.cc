@@ -135,6 +135,10 @@ nlohmann::json ForecastConfig::ToJson() const {
   if (!group.empty()) j["group"] = group;
   if (text_field != "text") j["text_field"] = text_field;
   if (id_field != "id") j["id_field"] = id_field;
+  if (TargetTextField() != text_field) j["target_text_field"] = TargetTextField();
+  if (!target_id_field.empty() && target_id_field != id_field) {
+    j["target_id_field"] = target_id_field;
+  }
   return j;
 }
 
@@ -171,6 +175,8 @@ Result<ForecastArms> MakeArms(const ForecastConfig& c, const std::string& dir,
     o.out_path = JoinPath(dir, name + ".jsonl");
     o.read.text_field = c.text_field;
     o.id_field = c.id_field;
+    o.target_text_field = c.target_text_field;
+    o.target_id_field = c.target_id_field;
     PF_ASSIGN_OR_RETURN(select::SelectionResult s,
                         select::RunSelection(c.pool, {c.target_select}, o));
     ForecastArm& arm = name == "curated" ? arms.curated : arms.random;
@@ -321,7 +327,8 @@ Result<ForecastOutcome> ForecastOnArms(const ForecastConfig& c, const ForecastAr
                       ReadSample(arms.curated.path, c.text_field, c.signal_bytes));
   PF_ASSIGN_OR_RETURN(std::vector<std::string> random,
                       ReadSample(arms.random.path, c.text_field, c.signal_bytes));
-  PF_ASSIGN_OR_RETURN(std::vector<std::string> target, ReadTexts(c.target_select, c.text_field));
+  PF_ASSIGN_OR_RETURN(std::vector<std::string> target,
+                      ReadTexts(c.target_select, c.TargetTextField()));
   PF_ASSIGN_OR_RETURN(Measured m, MeasureSignals(c, curated, random, target, out, progress));
 
   // The cost (measured here, plus the arms' selections when this forecast made them) against

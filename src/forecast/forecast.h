@@ -33,8 +33,13 @@ namespace preflight::forecast {
 struct ForecastConfig {
   std::vector<std::string> pool;
   std::string target_select;
-  std::string text_field = "text";  // the documents' text field in pool and target_select
+  std::string text_field = "text";  // the pool's text field (its arms are the pool's lines)
   std::string id_field = "id";
+  // target_select's fields ("" = the pool's).
+  std::string target_text_field, target_id_field;
+  const std::string& TargetTextField() const {
+    return target_text_field.empty() ? text_field : target_text_field;
+  }
   std::string selector = "dsir";
   double keep = 0.25;
   uint64_t selection_seed = 1;

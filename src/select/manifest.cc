@@ -69,7 +69,11 @@ nlohmann::json BuildManifest(const SelectOptions& o, const nlohmann::json& param
                            : by == "keep_docs" ? nlohmann::json(o.keep_docs)
                                                : nlohmann::json(o.keep_bytes)}};
   m["params"] = params;
+  // Each input's fields: the pool's, and the target files' (the same unless given apart).
   m["text_field"] = o.read.text_field;
+  m["id_field"] = o.id_field;
+  m["target_text_field"] = o.TargetRead().text_field;
+  m["target_id_field"] = o.TargetIdField();
   m["inputs"] = {{"pool", InputsJson(pool)}, {"target", InputsJson(target)}};
   m["pool_docs"] = pool.docs;
   m["pool_bytes"] = pool.text_bytes;

@@ -15,20 +15,21 @@ using corpus::Record;
 using corpus::ScanSummary;
 using corpus::ShardSpec;
 
-// Scans the target on this process: feature counts (dsir) or texts (classifier).
-Result<ScanSummary> ScanTarget(const SelectionContext& ctx, TargetNeed need, TargetPass* out) {
+// Scans the target on this process, with its own read options: its summary, and feature counts
+// (dsir) and/or texts (classifier).
+Result<ScanSummary> ScanTarget(const SelectionContext& ctx, bool counts, bool texts,
+                               TargetPass* out) {
   const SelectOptions& o = *ctx.options;
   const int threads = ctx.threads();
   std::vector<std::vector<uint64_t>> per_thread;
-  if (need == TargetNeed::kFeatureCounts)
-    per_thread.assign(threads, std::vector<uint64_t>(o.dsir.buckets, 0));
+  if (counts) per_thread.assign(threads, std::vector<uint64_t>(o.dsir.buckets, 0));
   std::vector<std::pair<uint64_t, std::string>> collected;
   std::mutex mu;
   auto summary = corpus::ScanDocuments(
-      *ctx.target, o.read,
+      *ctx.target, o.TargetRead(),
       [&](int t, const Record& r, std::string_view text) {
-        if (need == TargetNeed::kFeatureCounts) CountFeatures(text, o.dsir, per_thread[t].data());
-        if (need == TargetNeed::kTexts) {
+        if (counts) CountFeatures(text, o.dsir, per_thread[t].data());
+        if (texts) {
           std::lock_guard<std::mutex> lock(mu);
           collected.emplace_back(r.index, std::string(text));
         }
@@ -40,8 +41,8 @@ Result<ScanSummary> ScanTarget(const SelectionContext& ctx, TargetNeed need, Tar
         "the target has no documents (" +
         (ctx.target->empty() ? std::string("no --target given") : ctx.target->front()) + ")");
   }
-  if (need == TargetNeed::kFeatureCounts) out->counts = SumCounts(per_thread, o.dsir.buckets);
-  if (need == TargetNeed::kTexts) {
+  if (counts) out->counts = SumCounts(per_thread, o.dsir.buckets);
+  if (texts) {
     std::sort(collected.begin(), collected.end());
     for (auto& [i, t] : collected) out->texts.push_back(std::move(t));
   }
@@ -168,7 +169,8 @@ Status ReadTarget(const SelectionContext& ctx, TargetNeed need, TargetPass* out)
   g.SetPhase("target");
   Status scanned;
   if (ctx.leader()) {
-    auto summary = ScanTarget(ctx, need, out);
+    auto summary =
+        ScanTarget(ctx, need == TargetNeed::kFeatureCounts, need == TargetNeed::kTexts, out);
     if (summary.ok()) {
       out->summary = std::move(*summary);
     } else {
@@ -185,6 +187,11 @@ Status ReadTarget(const SelectionContext& ctx, TargetNeed need, TargetPass* out)
     shared.pop_back();
     out->counts = std::move(shared);
   }
+  return Status::Ok();
+}
+
+Status ScanTargetHere(const SelectionContext& ctx, bool counts, bool texts, TargetPass* out) {
+  PF_ASSIGN_OR_RETURN(out->summary, ScanTarget(ctx, counts, texts, out));
   return Status::Ok();
 }
 

@@ -48,6 +48,11 @@ enum class TargetNeed { kNothing, kFeatureCounts, kTexts };
 // Reads the target on the leader and shares what the others need of it. Collective.
 Status ReadTarget(const SelectionContext& ctx, TargetNeed need, TargetPass* out);
 
+// Reads the whole target on this process alone, every line checked whatever is needed of it:
+// its summary, with dsir's feature counts (`counts`) and the classifier's texts (`texts`). For
+// passes made ahead of a selection (prepared.h). InvalidArgument when it has no documents.
+Status ScanTargetHere(const SelectionContext& ctx, bool counts, bool texts, TargetPass* out);
+
 // What the first pool pass keeps of each of this process's records: O(records), never O(bytes).
 // Record i of the pool (global index) is local record i - base.
 struct PoolPass {

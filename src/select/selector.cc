@@ -15,6 +15,7 @@
 #include "select/manifest.h"
 #include "select/output.h"
 #include "select/pool_pass.h"
+#include "select/prepared.h"
 #include "select/scorer.h"
 #include "select/write_pass.h"
 
@@ -101,6 +102,23 @@ std::vector<Candidate> Candidates(const PoolPass& pool, const Scores& scores, bo
   return out;
 }
 
+// The target's and the pool's first passes: taken from `prepared` when it serves this selection
+// (alone), else read. A selector that does not read the target gets an empty target pass either
+// way, so the manifest is the same.
+Status ReadInputs(const SelectionContext& ctx, const Selector& selector,
+                  const PreparedInputs* prepared, TargetPass* target, PoolPass* pool) {
+  const TargetNeed need = selector.target_need();
+  if (prepared && !ctx.distributed() &&
+      prepared->Serves(*ctx.pool, *ctx.target, *ctx.options, need,
+                       selector.counts_pool_features())) {
+    if (need != TargetNeed::kNothing) *target = prepared->target_pass;
+    *pool = prepared->pool_pass;
+    return Status::Ok();
+  }
+  PF_RETURN_IF_ERROR(ReadTarget(ctx, need, target));
+  return ReadPool(ctx, selector.counts_pool_features(), pool);
+}
+
 }  // namespace
 
 std::unique_ptr<Selector> MakeSelector(const std::string& name) {
@@ -124,6 +142,16 @@ nlohmann::json ReceiptInputs(const nlohmann::json& manifest_inputs) {
     }
   }
   return out;
+}
+
+corpus::ReadOptions SelectOptions::TargetRead() const {
+  corpus::ReadOptions target = read;
+  if (!target_text_field.empty()) target.text_field = target_text_field;
+  return target;
+}
+
+const std::string& SelectOptions::TargetIdField() const {
+  return target_id_field.empty() ? id_field : target_id_field;
 }
 
 const char* SelectOptions::BudgetFlag() const {
@@ -158,7 +186,8 @@ Status SelectOptions::Validate() const {
 
 Result<SelectionResult> RunSelection(const std::vector<std::string>& pool,
                                      const std::vector<std::string>& target, const SelectOptions& o,
-                                     const StageProgress& progress, SelectionGroup* group_in) {
+                                     const StageProgress& progress, SelectionGroup* group_in,
+                                     const PreparedInputs* prepared) {
   PF_RETURN_IF_ERROR(CheckRequest(pool, target, o));
   PF_ASSIGN_OR_RETURN(CutMethod cut_method, ParseCutMethod(o.mpi_cut));
   SelectionGroup alone;
@@ -176,9 +205,8 @@ Result<SelectionResult> RunSelection(const std::vector<std::string>& pool,
 
   std::unique_ptr<Selector> selector = MakeSelector(o.selector);
   TargetPass target_pass;
-  PF_RETURN_IF_ERROR(ReadTarget(ctx, selector->target_need(), &target_pass));
   PoolPass pool_pass;
-  PF_RETURN_IF_ERROR(ReadPool(ctx, selector->counts_pool_features(), &pool_pass));
+  PF_RETURN_IF_ERROR(ReadInputs(ctx, *selector, prepared, &target_pass, &pool_pass));
   const uint64_t budget = BudgetOf(o, pool_pass.summary);
   const bool by_docs = o.keep_docs > 0;
 

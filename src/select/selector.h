@@ -28,6 +28,8 @@
 
 namespace preflight::select {
 
+struct PreparedInputs;  // select/prepared.h
+
 struct SelectOptions {
   std::string selector = "dsir";
   double keep = 0.25;       // Fraction of the pool's text bytes, in (0, 1].
@@ -35,7 +37,10 @@ struct SelectOptions {
   uint64_t keep_bytes = 0;  // If > 0: keep this many text bytes instead.
   uint64_t seed = 0;
   int threads = 1;
-  corpus::ReadOptions read;
+  corpus::ReadOptions read;  // How the pool is read; the target too, but for its fields below.
+  // The target files' fields when they differ from the pool's ("" = the pool's: read.text_field,
+  // id_field). The kept lines are the pool's, byte for byte; only the target is read with these.
+  std::string target_text_field, target_id_field;
   DsirOptions dsir;
   ClassifierOptions classifier;
   std::string mpi_cut = "radix";  // Budget cut across MPI ranks: radix | gather (cut.h).
@@ -45,6 +50,10 @@ struct SelectOptions {
   std::string id_field = "id";    // A document's id (else "<file>:<line>").
 
   Status Validate() const;
+  // How the target is read: `read` with the target's text field.
+  corpus::ReadOptions TargetRead() const;
+  // The target's id field (target_id_field, else id_field).
+  const std::string& TargetIdField() const;
   // The budget asked for, as the manifest records it: "keep", "keep_docs" or "keep_bytes".
   const char* BudgetFlag() const;
 };
@@ -99,11 +108,15 @@ using StageProgress = std::function<void(const std::string& stage, uint64_t done
 // the kept lines and hash the inputs, and writes both outputs after every process succeeded;
 // the other processes return a result with only the counts filled in. The outputs are the same
 // bytes as this process alone would write, except the manifest's "cost" block.
+// `prepared`: the pool's and the target's first passes, made ahead (select/prepared.h); used
+// instead of reading them again when they serve this selection (same inputs and read options,
+// what the selector needs), alone only. The outputs are the same bytes either way.
 Result<SelectionResult> RunSelection(const std::vector<std::string>& pool,
                                      const std::vector<std::string>& target,
                                      const SelectOptions& options,
                                      const StageProgress& progress = {},
-                                     SelectionGroup* group = nullptr);
+                                     SelectionGroup* group = nullptr,
+                                     const PreparedInputs* prepared = nullptr);
 
 // The selectors by name, for --help and validation.
 const std::vector<std::string>& SelectorNames();

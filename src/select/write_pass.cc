@@ -32,6 +32,11 @@ class RecordWalker {
                const std::vector<uint64_t>& kept, WrittenSelection* explained)
       : ctx_(ctx), pool_(pool), scores_(scores), kept_(kept), explained_(explained) {}
 
+  // Whether `r` is one of the records the first pass counted (a pool grown since is not).
+  Status Holds(const Record& r) const {
+    if (r.index >= pool_.base && r.index - pool_.base < pool_.records) return Status::Ok();
+    return Status::Internal("the pool changed while it was being read (re-run the selection)");
+  }
   // Returns whether `r` is kept; appends its annotation to `notes` when annotating.
   bool Visit(const Record& r, std::string* notes) {
     const bool kept = next_ < kept_.size() && kept_[next_] == r.index;
@@ -80,6 +85,7 @@ Status WriteAlone(const SelectionContext& ctx, const PoolPass& pool, const Score
   std::string buffer, notes;
   buffer.reserve(kFlushBytes);
   PF_RETURN_IF_ERROR(corpus::ScanLines(*ctx.pool, ctx.options->read, [&](const Record& r) {
+    PF_RETURN_IF_ERROR(walker.Holds(r));
     if (!walker.Visit(r, annotations ? &notes : nullptr)) return Status::Ok();
     out->kept_bytes += pool.bytes[r.index];
     buffer.append(r.line);
@@ -148,6 +154,7 @@ Status WriteInGroup(const SelectionContext& ctx, PoolPass* pool, const Scores& s
   Status copied = corpus::ScanLines(
       *ctx.pool, ctx.options->read,
       [&](const Record& r) -> Status {
+        PF_RETURN_IF_ERROR(walker.Holds(r));
         if (!walker.Visit(r, annotate ? &notes : nullptr)) return Status::Ok();
         kept_bytes += pool->bytes[r.index - pool->base];
         lines.append(r.line);

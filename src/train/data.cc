@@ -5,18 +5,25 @@
 
 namespace preflight::train {
 
-Result<std::vector<std::string>> ReadJsonlTexts(const std::string& path, const std::string& field) {
-  if (!PathExists(path)) return Status::NotFound(path + ": cannot open (does the file exist?)");
+Result<JsonlTexts> ReadJsonlFile(const std::string& path, const std::string& field) {
   // The corpus module's reader: the same JSON and UTF-8 validation, limits and error messages
   // (file:line) as selection. One thread, so documents arrive in file order.
   corpus::ReadOptions read;
   read.text_field = field;
-  std::vector<std::string> texts;
-  PF_RETURN_IF_ERROR(
+  JsonlTexts out;
+  PF_ASSIGN_OR_RETURN(
+      corpus::ScanSummary s,
       corpus::ScanDocuments({path}, read, [&](int, const corpus::Record&, std::string_view text) {
-        texts.emplace_back(text);
-      }).status());
-  return texts;
+        out.texts.emplace_back(text);
+      }));
+  out.input = s.inputs.at(0);
+  return out;
+}
+
+Result<std::vector<std::string>> ReadJsonlTexts(const std::string& path, const std::string& field) {
+  if (!PathExists(path)) return Status::NotFound(path + ": cannot open (does the file exist?)");
+  PF_ASSIGN_OR_RETURN(JsonlTexts read, ReadJsonlFile(path, field));
+  return std::move(read.texts);
 }
 
 std::vector<uint16_t> Tokenize(const std::vector<std::string>& docs) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "corpus/record.h"
 #include "train/rng.h"
 
 namespace preflight::train {
@@ -17,6 +18,15 @@ namespace preflight::train {
 // through the corpus module's reader, so bad lines are errors naming file and line.
 Result<std::vector<std::string>> ReadJsonlTexts(const std::string& path,
                                                 const std::string& field = "text");
+
+// The same, with what the read measured of the file (path, SHA-256 of its bytes, documents,
+// text bytes): for a caller that records the file and uses its documents, from one read. A
+// missing file is the corpus reader's NotFound ("<path>: no such file").
+struct JsonlTexts {
+  std::vector<std::string> texts;
+  corpus::InputSummary input;
+};
+Result<JsonlTexts> ReadJsonlFile(const std::string& path, const std::string& field = "text");
 
 // [256, bytes of doc 0..., 256, bytes of doc 1..., ...]
 std::vector<uint16_t> Tokenize(const std::vector<std::string>& docs);

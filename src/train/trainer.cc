@@ -506,7 +506,7 @@ Result<TrainResult> Train(const TrainOptions& options,
   PF_ASSIGN_OR_RETURN(std::vector<std::string> train_docs,
                       ReadJsonlTexts(options.data_path, options.text_field));
   PF_ASSIGN_OR_RETURN(std::vector<std::string> eval_docs,
-                      ReadJsonlTexts(options.eval_path, options.text_field));
+                      ReadJsonlTexts(options.eval_path, options.EvalTextField()));
   return TrainOnDocuments(options, train_docs, eval_docs, on_step);
 }
 

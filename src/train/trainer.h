@@ -44,9 +44,13 @@ namespace preflight::train {
 struct TrainOptions {
   ModelConfig model;                // NamedModel("small") by default
   std::string data_path;            // JSONL (Train only)
-  std::string text_field = "text";  // the documents' text field in data_path and eval_path
+  std::string text_field = "text";  // the documents' text field in data_path
   std::string eval_path;            // held-out JSONL (Train only)
-  std::string run_dir;              // checkpoints and curve; "" = keep nothing on disk (no resume)
+  std::string eval_text_field;      // the text field in eval_path ("" = text_field)
+  const std::string& EvalTextField() const {
+    return eval_text_field.empty() ? text_field : eval_text_field;
+  }
+  std::string run_dir;  // checkpoints and curve; "" = keep nothing on disk (no resume)
   int64_t steps = 1000;
   uint64_t seed = 1;       // initial weights and training windows
   int64_t eval_every = 0;  // 0 = max(1, steps / 20); an eval also runs at step 0 and at the end

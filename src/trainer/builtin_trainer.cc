@@ -9,6 +9,7 @@ train::TrainOptions BuiltinOptions(const RunRequest& r) {
   t.schedule = r.schedule;
   t.eval_path = r.eval_path;
   t.text_field = r.text_field;
+  t.eval_text_field = r.eval_text_field;
   t.run_dir = r.run_dir;
   t.steps = r.steps;
   t.seed = static_cast<uint64_t>(r.seed);

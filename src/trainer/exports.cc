@@ -96,7 +96,8 @@ nlohmann::json ManifestJson(const ArmExport& e, const std::string& source,
           {"tokens", e.tokens},
           {"documents", e.documents},
           {"bytes", e.bytes},
-          {"source", {{"path", source}, {"sha256", e.source_sha256}}},
+          {"source",
+           {{"path", source}, {"sha256", e.source_sha256}, {"text_field", e.source_text_field}}},
           {"files", files}};
 }
 
@@ -125,6 +126,10 @@ Result<ArmExport> ReadExport(const std::string& dir) {
   e.bytes = static_cast<uint64_t>(bytes);
   PF_ASSIGN_OR_RETURN(JsonReader source, r.Field("source"));
   PF_ASSIGN_OR_RETURN(e.source_sha256, source.String("sha256"));
+  e.source_text_field = "text";  // exports made before the field was recorded read "text"
+  if (source.Has("text_field")) {
+    PF_ASSIGN_OR_RETURN(e.source_text_field, source.String("text_field"));
+  }
   PF_ASSIGN_OR_RETURN(JsonReader files, r.Field("files"));
   for (const char* name : kFiles) {
     PF_ASSIGN_OR_RETURN(JsonReader file, files.Field(name));
@@ -141,10 +146,12 @@ Result<ArmExport> ReadExport(const std::string& dir) {
 Result<ArmExport> ExportArm(const std::string& source, const std::string& text_field,
                             const std::string& dir) {
   PF_ASSIGN_OR_RETURN(Documents docs, ReadDocuments(source, text_field));
-  if (auto held = ReadExport(dir); held.ok() && held->source_sha256 == docs.sha256) {
-    return held;  // made by an earlier invocation from the same bytes
+  if (auto held = ReadExport(dir);
+      held.ok() && held->source_sha256 == docs.sha256 && held->source_text_field == text_field) {
+    return held;  // made by an earlier invocation from the same bytes and field
   }
   ArmExport e = ExportPaths(dir);
+  e.source_text_field = text_field;
   e.documents = docs.texts.size();
   e.bytes = docs.bytes;
   e.tokens = e.documents + e.bytes;

@@ -27,14 +27,16 @@ struct ArmExport {
   uint64_t documents = 0;
   uint64_t bytes = 0;  // UTF-8 bytes of the documents' text
   std::string source_sha256;
+  std::string source_text_field;  // the field its documents were read from
 };
 
 // The file paths of an export in `dir` (nothing read; counts zero).
 ArmExport ExportPaths(const std::string& dir);
 
-// Exports the documents (field `text_field`) of the JSONL file `source` into `dir`, unless `dir`
-// already holds an export of the same source bytes whose files all match their recorded SHA-256
-// (then it is only read back). Errors name the source (bad documents) or the file written.
+// Exports the documents (field `text_field`: the pool's for an arm, the target's for T_eval) of
+// the JSONL file `source` into `dir`, unless `dir` already holds an export of the same source
+// bytes and field whose files all match their recorded SHA-256 (then it is only read back). Errors
+// name the source (bad documents) or the file written.
 Result<ArmExport> ExportArm(const std::string& source, const std::string& text_field,
                             const std::string& dir);
 

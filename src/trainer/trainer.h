@@ -34,8 +34,9 @@ struct RunRequest {
   std::string arm;  // "curated", "random", "first" (a schedule trial's arm name: builtin only)
   int seed = 1;
   std::string run_dir;  // absolute; made if missing
-  // The data as the builtin reads it: JSONL files and their text field.
-  std::string train_path, eval_path, text_field = "text";
+  // The data as the builtin reads it: JSONL files and their text fields (the arm's lines are the
+  // pool's, read with the pool's field; T_eval with the target's).
+  std::string train_path, eval_path, text_field = "text", eval_text_field = "text";
   // The data as launched trainers read it (doc/trainers.md): the arm's and T_eval's exports.
   ArmExport train_export, eval_export;
   std::string schedule;  // builtin only ("" = plain training)

@@ -60,20 +60,28 @@ Result<NgramScores> ScoreNgramTokens(const std::vector<uint16_t>& train,
   return NgramScores{bits[0] / c, bits[1] / c, bits[2] / c, order};
 }
 
-Result<NgramScores> ScoreNgrams(const std::string& train_jsonl, const std::string& eval_jsonl,
-                                const corpus::ReadOptions& read, int order,
-                                const NgramEvalWindows& windows) {
-  PF_ASSIGN_OR_RETURN(std::vector<std::string> train_docs,
-                      train::ReadJsonlTexts(train_jsonl, read.text_field));
-  PF_ASSIGN_OR_RETURN(std::vector<std::string> eval_docs,
-                      train::ReadJsonlTexts(eval_jsonl, read.text_field));
+Result<NgramScores> ScoreNgramTexts(const std::vector<std::string>& train_docs,
+                                    const std::vector<std::string>& eval_docs,
+                                    const std::string& eval_name, int order,
+                                    const NgramEvalWindows& windows) {
   auto scores =
       ScoreNgramTokens(train::Tokenize(train_docs), train::Tokenize(eval_docs), order, windows);
   if (!scores.ok()) {
-    return Status::InvalidArgument(eval_jsonl + ": " + scores.status().message() +
+    return Status::InvalidArgument(eval_name + ": " + scores.status().message() +
                                    "; give more held-out text or a smaller --context");
   }
   return scores;
+}
+
+Result<NgramScores> ScoreNgrams(const std::string& train_jsonl,
+                                const corpus::ReadOptions& train_read,
+                                const std::string& eval_jsonl, const corpus::ReadOptions& eval_read,
+                                int order, const NgramEvalWindows& windows) {
+  PF_ASSIGN_OR_RETURN(std::vector<std::string> train_docs,
+                      train::ReadJsonlTexts(train_jsonl, train_read.text_field));
+  PF_ASSIGN_OR_RETURN(std::vector<std::string> eval_docs,
+                      train::ReadJsonlTexts(eval_jsonl, eval_read.text_field));
+  return ScoreNgramTexts(train_docs, eval_docs, eval_jsonl, order, windows);
 }
 
 }  // namespace preflight::trial

@@ -161,7 +161,8 @@ Result<ledger::InputRecord> DescribeInput(const std::string& path, const std::st
   return ledger::InputRecord{role, path, s.inputs[0].sha256, s.docs, s.text_bytes};
 }
 
-Result<TrialOutcome> BuildOutcome(const TrialConfig& c, const RunFolder& folder) {
+Result<TrialOutcome> BuildOutcome(const TrialConfig& c, const RunFolder& folder,
+                                  const ledger::InputRecord* target_eval) {
   const std::vector<ArmSpec> specs = TrialArmSpecs(c);
   PF_ASSIGN_OR_RETURN(auto runs, CollectRuns(c, specs, folder));
   TrialOutcome out;
@@ -194,9 +195,13 @@ Result<TrialOutcome> BuildOutcome(const TrialConfig& c, const RunFolder& folder)
   out.regime = RegimeOf(c, specs, folder, out.trial);
   const std::string source_arm = c.IsScheduleTrial() ? "data" : "curated";
   out.inputs = folder.manifest().arms.at(source_arm).inputs;
-  PF_ASSIGN_OR_RETURN(ledger::InputRecord eval,
-                      DescribeInput(c.target_eval, "target_eval", ReadOptionsOf(c)));
-  out.inputs.push_back(eval);
+  if (target_eval) {
+    out.inputs.push_back(*target_eval);
+  } else {
+    PF_ASSIGN_OR_RETURN(ledger::InputRecord eval,
+                        DescribeInput(c.target_eval, "target_eval", TargetReadOptions(c)));
+    out.inputs.push_back(eval);
+  }
   return out;
 }
 

@@ -50,12 +50,22 @@ struct NgramEvalWindows {
 // The best of the three scores.
 double BestNgramBpb(const NgramScores& scores);
 
-// Fits on the training file's documents (read with `read`) and scores the eval file's. NotFound
-// or Corruption naming the file for a missing or bad input; InvalidArgument naming it when the
-// eval file has fewer tokens than one window. order in [1, 7] (kMaxNgramOrder).
-Result<NgramScores> ScoreNgrams(const std::string& train_jsonl, const std::string& eval_jsonl,
-                                const corpus::ReadOptions& read, int order = kDefaultNgramOrder,
+// Fits on the training file's documents (read with `train_read`: an arm is the pool's lines) and
+// scores the eval file's (read with `eval_read`: T_eval's own fields). NotFound or Corruption
+// naming the file for a missing or bad input; InvalidArgument naming it when the eval file has
+// fewer tokens than one window. order in [1, 7] (kMaxNgramOrder).
+Result<NgramScores> ScoreNgrams(const std::string& train_jsonl,
+                                const corpus::ReadOptions& train_read,
+                                const std::string& eval_jsonl, const corpus::ReadOptions& eval_read,
+                                int order = kDefaultNgramOrder,
                                 const NgramEvalWindows& windows = {});
+
+// The same on documents already read; `eval_name` names the eval set in the error for one
+// shorter than a window.
+Result<NgramScores> ScoreNgramTexts(const std::vector<std::string>& train_docs,
+                                    const std::vector<std::string>& eval_docs,
+                                    const std::string& eval_name, int order,
+                                    const NgramEvalWindows& windows);
 
 // The same on token streams already made (train::Tokenize); eval needs at least 2 tokens (and
 // context + 1 when windows.context > 0).
@@ -64,11 +74,11 @@ Result<NgramScores> ScoreNgramTokens(const std::vector<uint16_t>& train,
                                      const NgramEvalWindows& windows);
 
 struct Regime {
-  NgramScores baseline;  // the arm that sets L* (random / a schedule trial's baseline)
-  std::string baseline_arm;                 // its name ("random", "baseline")
+  NgramScores baseline;      // the arm that sets L* (random / a schedule trial's baseline)
+  std::string baseline_arm;  // its name ("random", "baseline")
   std::map<std::string, NgramScores> arms;  // every arm, by arm name
-  double l_star = 0;     // the baseline arm's best mean eval loss
-  double margin = 0;     // BestNgramBpb(baseline) - l_star
+  double l_star = 0;                        // the baseline arm's best mean eval loss
+  double margin = 0;                        // BestNgramBpb(baseline) - l_star
   double threshold = kInformativeMarginBits;
   bool informative = false;  // margin >= threshold
 };

@@ -69,7 +69,8 @@ Result<trainer::RunRequest> RequestFor(const TrialConfig& c, const RunFolder& fo
   r.run_dir = folder.RunDir(t.spec.name, t.seed);
   r.train_path = DataPath(c, folder, c.IsScheduleTrial() ? kScheduleDataArm : t.spec.name);
   r.eval_path = c.target_eval;
-  r.text_field = c.text_field;
+  r.text_field = c.text_field;  // an arm holds the pool's lines
+  r.eval_text_field = c.TargetTextField();
   r.schedule = t.spec.schedule;
   r.model_name = c.model_name;
   r.model = c.model;
@@ -160,7 +161,7 @@ Result<LaunchInputs> PrepareLaunchInputs(const TrialConfig& c, const RunFolder& 
                                            JoinPath(exports, spec.name)));
   }
   if (progress) progress({"export eval (T_eval)", 0, 0, 0, total_runs});
-  PF_ASSIGN_OR_RETURN(in.eval, trainer::ExportArm(Absolute(c.target_eval), c.text_field,
+  PF_ASSIGN_OR_RETURN(in.eval, trainer::ExportArm(Absolute(c.target_eval), c.TargetTextField(),
                                                   JoinPath(exports, "eval")));
   if (c.trainer.kind == "torch") {
     for (int seed = 1; seed <= c.seeds; ++seed) {

@@ -1,7 +1,6 @@
 #include "trial/runner.h"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -10,8 +9,9 @@
 #include "base/clock.h"
 #include "base/file.h"
 #include "base/json.h"
-#include "corpus/scanner.h"
+#include "select/prepared.h"
 #include "select/selector.h"
+#include "train/data.h"
 #include "train/schedule.h"
 #include "train/trainer.h"
 #include "trial/outcome_builder.h"
@@ -41,6 +41,11 @@ std::string ScheduleArmName(const std::string& schedule) {
 
 }  // namespace
 
+std::vector<ArmSpec> TrialDataSpecs(const TrialConfig& c) {
+  if (!c.IsScheduleTrial()) return TrialArmSpecs(c);
+  return {{kScheduleDataArm, ScheduleDataKind(c), ""}};
+}
+
 std::vector<ArmSpec> TrialArmSpecs(const TrialConfig& c) {
   if (c.IsScheduleTrial()) {
     std::vector<ArmSpec> arms = {{"baseline", ScheduleDataKind(c), ""}};
@@ -57,12 +62,6 @@ std::vector<ArmSpec> TrialArmSpecs(const TrialConfig& c) {
 namespace {
 
 std::vector<ArmSpec> ArmSpecs(const TrialConfig& c) { return TrialArmSpecs(c); }
-
-// The data files a trial makes: every data arm, or a schedule trial's one shared file.
-std::vector<ArmSpec> DataSpecs(const TrialConfig& c) {
-  if (!c.IsScheduleTrial()) return ArmSpecs(c);
-  return {{kScheduleDataArm, ScheduleDataKind(c), ""}};
-}
 
 Status ValidateSchedules(const TrialConfig& c) {
   if (c.schedule_data != "random" && c.schedule_data != "curated" && c.schedule_data != "pool") {
@@ -97,7 +96,9 @@ Status ValidateSchedules(const TrialConfig& c) {
   return Status::Ok();
 }
 
-Status ValidateFlags(const TrialConfig& c) {
+}  // namespace
+
+Status ValidateTrialFlags(const TrialConfig& c) {
   if (c.pool.empty()) return Status::InvalidArgument("--pool is required");
   if (c.target_select.empty()) return Status::InvalidArgument("--target-select is required");
   if (c.target_eval.empty()) return Status::InvalidArgument("--target-eval is required");
@@ -129,25 +130,13 @@ Status ValidateFlags(const TrialConfig& c) {
   return train::ValidateModel(c.model);
 }
 
-// The folder can be made and written: it is a writable folder, or its nearest existing
-// ancestor is.
-Status CheckWritableFolder(const std::string& dir) {
-  std::string probe = dir;
-  while (!PathExists(probe)) {
-    std::string parent = DirName(probe);
-    if (parent == probe) break;
-    probe = parent;
-  }
-  if (!IsDirectory(probe)) {
-    return Status::InvalidArgument(dir + ": " + probe + " is not a folder; choose another --out");
-  }
-  if (::access(probe.c_str(), W_OK | X_OK) != 0) {
-    return Status::InvalidArgument(dir + ": " + probe + " is not writable; choose another --out");
-  }
-  return Status::Ok();
+const std::string& TrialConfig::TargetTextField() const {
+  return target_text_field.empty() ? text_field : target_text_field;
 }
 
-}  // namespace
+const std::string& TrialConfig::TargetIdField() const {
+  return target_id_field.empty() ? id_field : target_id_field;
+}
 
 nlohmann::json TrialConfig::ToJson() const {
   nlohmann::json j = {{"pool", pool},
@@ -170,6 +159,8 @@ nlohmann::json TrialConfig::ToJson() const {
   // fingerprints stay as they were.
   if (text_field != "text") j["text_field"] = text_field;
   if (id_field != "id") j["id_field"] = id_field;
+  if (TargetTextField() != text_field) j["target_text_field"] = TargetTextField();
+  if (TargetIdField() != id_field) j["target_id_field"] = TargetIdField();
   if (IsScheduleTrial()) {
     j["schedules"] = schedules;
     j["schedule_data"] = schedule_data;
@@ -178,21 +169,28 @@ nlohmann::json TrialConfig::ToJson() const {
   return j;
 }
 
-corpus::ReadOptions ReadOptionsOf(const TrialConfig& c) {
+corpus::ReadOptions PoolReadOptions(const TrialConfig& c) {
   corpus::ReadOptions read;
   read.text_field = c.text_field;
   return read;
 }
 
-Status CheckTrial(const TrialConfig& c) {
-  const corpus::ReadOptions read = ReadOptionsOf(c);
-  PF_RETURN_IF_ERROR(ValidateFlags(c));
-  PF_RETURN_IF_ERROR(CheckWritableFolder(c.out_dir));
-  PF_RETURN_IF_ERROR(RunFolder(c.out_dir).Check(c.ToJson()));
-  for (const std::string& path : c.pool)
-    PF_RETURN_IF_ERROR(DescribeInput(path, "pool", read).status());
-  PF_RETURN_IF_ERROR(DescribeInput(c.target_select, "target_select", read).status());
-  return DescribeInput(c.target_eval, "target_eval", read).status();
+corpus::ReadOptions TargetReadOptions(const TrialConfig& c) {
+  corpus::ReadOptions read;
+  read.text_field = c.TargetTextField();
+  return read;
+}
+
+select::SelectOptions SelectionOptionsOf(const TrialConfig& c) {
+  select::SelectOptions o;
+  o.keep = c.keep;
+  o.seed = c.selection_seed;
+  o.threads = c.threads;
+  o.read = PoolReadOptions(c);
+  o.id_field = c.id_field;
+  o.target_text_field = c.TargetTextField();
+  o.target_id_field = c.TargetIdField();
+  return o;
 }
 
 Result<double> TimeTrainingStepSeconds(const train::ModelConfig& model, int threads) {
@@ -223,7 +221,7 @@ double TrialSecondsFromStep(double seconds_per_step, int64_t steps, int arms, in
 }
 
 Result<double> EstimateTrialSeconds(const TrialConfig& c) {
-  PF_RETURN_IF_ERROR(ValidateFlags(c));
+  PF_RETURN_IF_ERROR(ValidateTrialFlags(c));
   PF_ASSIGN_OR_RETURN(double per_step, TimeTrainingStepSeconds(c.model, c.threads));
   const int arms = static_cast<int>(ArmSpecs(c).size());
   return TrialSecondsFromStep(per_step, c.steps, arms, c.seeds);
@@ -233,17 +231,15 @@ Result<double> EstimateTrialSeconds(const TrialConfig& c) {
 
 namespace {
 
-Result<ArmRecord> SelectArm(const TrialConfig& c, const ArmSpec& spec, const std::string& out) {
-  select::SelectOptions o;
+// One arm's selection, from the input check's passes when there are some.
+Result<ArmRecord> SelectArm(const TrialConfig& c, const ArmSpec& spec, const std::string& out,
+                            const CheckedInputs* checked) {
+  select::SelectOptions o = SelectionOptionsOf(c);
   o.selector = spec.data_kind;
-  o.keep = c.keep;
-  o.seed = c.selection_seed;
-  o.threads = c.threads;
   o.out_path = out;
-  o.read = ReadOptionsOf(c);
-  o.id_field = c.id_field;
+  const select::PreparedInputs* passes = checked ? checked->passes.get() : nullptr;
   PF_ASSIGN_OR_RETURN(select::SelectionResult s,
-                      select::RunSelection(c.pool, {c.target_select}, o));
+                      select::RunSelection(c.pool, {c.target_select}, o, {}, nullptr, passes));
   ArmRecord a;
   a.data_kind = spec.data_kind;
   a.schedule = spec.schedule;
@@ -260,9 +256,15 @@ Result<ArmRecord> SelectArm(const TrialConfig& c, const ArmSpec& spec, const std
   return a;
 }
 
-// A schedule trial on the pool as it is: the pool file is the data.
-Result<ArmRecord> PoolArm(const TrialConfig& c) {
-  PF_ASSIGN_OR_RETURN(ledger::InputRecord pool, DescribeInput(c.pool[0], "pool", ReadOptionsOf(c)));
+// A schedule trial on the pool as it is: the pool file is the data (described by the input check
+// when it read the pool).
+Result<ArmRecord> PoolArm(const TrialConfig& c, const CheckedInputs* checked) {
+  ledger::InputRecord pool;
+  if (checked && !checked->pool.empty()) {
+    pool = checked->pool[0];
+  } else {
+    PF_ASSIGN_OR_RETURN(pool, DescribeInput(c.pool[0], "pool", PoolReadOptions(c)));
+  }
   ArmRecord a;
   a.data_kind = "pool";
   a.kept_docs = a.pool_docs = pool.docs;
@@ -274,18 +276,20 @@ Result<ArmRecord> PoolArm(const TrialConfig& c) {
 
 // Makes (or finds, from an earlier invocation) every arm's data, saving the manifest after each.
 Result<std::vector<MadeArm>> MakeArms(const TrialConfig& c, RunFolder& folder, int total_runs,
-                                      const std::function<void(const TrialProgress&)>& progress) {
+                                      const std::function<void(const TrialProgress&)>& progress,
+                                      const CheckedInputs* checked) {
   PF_RETURN_IF_ERROR(MakeDirectories(JoinPath(c.out_dir, "arms")));
   PF_RETURN_IF_ERROR(MakeDirectories(JoinPath(c.out_dir, "runs")));
   std::vector<MadeArm> made;
-  for (const ArmSpec& spec : DataSpecs(c)) {
+  for (const ArmSpec& spec : TrialDataSpecs(c)) {
     const std::string path = DataPath(c, folder, spec.name);
     auto& arms = folder.manifest().arms;
     if (!arms.count(spec.name) || !PathExists(path)) {
       if (progress) {
         progress({"select " + spec.name + " (" + spec.data_kind + ")", 0, 0, 0, total_runs});
       }
-      auto record = spec.data_kind == "pool" ? PoolArm(c) : SelectArm(c, spec, path);
+      auto record =
+          spec.data_kind == "pool" ? PoolArm(c, checked) : SelectArm(c, spec, path, checked);
       PF_RETURN_IF_ERROR(record.status());
       arms[spec.name] = std::move(record).value();
       PF_RETURN_IF_ERROR(folder.Save());
@@ -295,17 +299,29 @@ Result<std::vector<MadeArm>> MakeArms(const TrialConfig& c, RunFolder& folder, i
   return made;
 }
 
-// The regime check's n-gram scores of every arm's data on T_eval, scored on the runs' own eval
-// windows; each arm's are computed once and saved (a folder from before the check gains them).
+// The regime check's n-gram scores of every arm's data (the pool's lines: the pool's field) on
+// T_eval (the target's field), scored on the runs' own eval windows; each arm's are computed once
+// and saved (a folder from before the check gains them). T_eval's documents are the input
+// check's, else read here once for every arm.
 Status ScoreArms(const TrialConfig& c, RunFolder& folder, std::vector<MadeArm>& made,
-                 int total_runs, const std::function<void(const TrialProgress&)>& progress) {
+                 int total_runs, const std::function<void(const TrialProgress&)>& progress,
+                 const CheckedInputs* checked) {
   const NgramEvalWindows windows{c.model.context, c.eval_max_windows};
+  const std::vector<std::string>* eval = checked ? &checked->eval_texts : nullptr;
+  std::vector<std::string> eval_read_here;
   for (MadeArm& arm : made) {
     ArmRecord& record = folder.manifest().arms[arm.name];
     if (!record.ngram) {
       if (progress) progress({"regime " + arm.name + " (byte n-grams)", 0, 0, 0, total_runs});
-      PF_ASSIGN_OR_RETURN(record.ngram, ScoreNgrams(arm.path, c.target_eval, ReadOptionsOf(c),
-                                                    kDefaultNgramOrder, windows));
+      if (eval == nullptr) {
+        PF_ASSIGN_OR_RETURN(eval_read_here,
+                            train::ReadJsonlTexts(c.target_eval, c.TargetTextField()));
+        eval = &eval_read_here;
+      }
+      PF_ASSIGN_OR_RETURN(std::vector<std::string> docs,
+                          train::ReadJsonlTexts(arm.path, c.text_field));
+      PF_ASSIGN_OR_RETURN(record.ngram,
+                          ScoreNgramTexts(docs, *eval, c.target_eval, kDefaultNgramOrder, windows));
       PF_RETURN_IF_ERROR(folder.Save());
     }
     arm.record = record;
@@ -317,11 +333,12 @@ Status ScoreArms(const TrialConfig& c, RunFolder& folder, std::vector<MadeArm>& 
 
 Result<TrialOutcome> RunTrial(const TrialConfig& config,
                               const std::function<void(const TrialProgress&)>& progress,
-                              RunExecutor* executor, const BeforeTraining& before_training) {
+                              RunExecutor* executor, const BeforeTraining& before_training,
+                              const CheckedInputs* checked) {
   RunExecutor in_process;
   if (executor == nullptr) executor = &in_process;
   TrialConfig c = config;
-  PF_RETURN_IF_ERROR(ValidateFlags(c));
+  PF_RETURN_IF_ERROR(ValidateTrialFlags(c));
   RunFolder folder(c.out_dir);
   const int total_runs = static_cast<int>(ArmSpecs(c).size()) * c.seeds;
 
@@ -330,8 +347,9 @@ Result<TrialOutcome> RunTrial(const TrialConfig& config,
   if (executor->IsLeader()) {
     auto arms_then_forecast = [&]() -> Status {
       PF_RETURN_IF_ERROR(folder.Open(c.ToJson()));
-      PF_ASSIGN_OR_RETURN(std::vector<MadeArm> made, MakeArms(c, folder, total_runs, progress));
-      PF_RETURN_IF_ERROR(ScoreArms(c, folder, made, total_runs, progress));
+      PF_ASSIGN_OR_RETURN(std::vector<MadeArm> made,
+                          MakeArms(c, folder, total_runs, progress, checked));
+      PF_RETURN_IF_ERROR(ScoreArms(c, folder, made, total_runs, progress, checked));
       if (!before_training) return Status::Ok();
       PF_ASSIGN_OR_RETURN(ForecastCharge charge, before_training(made));
       c.forecast_hash = charge.receipt_hash;
@@ -359,7 +377,8 @@ Result<TrialOutcome> RunTrial(const TrialConfig& config,
   }
 
   // 3. The numbers.
-  PF_ASSIGN_OR_RETURN(TrialOutcome outcome, BuildOutcome(c, folder));
+  PF_ASSIGN_OR_RETURN(TrialOutcome outcome,
+                      BuildOutcome(c, folder, checked ? &checked->target_eval : nullptr));
   outcome.reused_runs = reused;
   folder.manifest().done = true;
   PF_RETURN_IF_ERROR(folder.Save());
@@ -422,6 +441,12 @@ Result<TrialConfig> TrialConfigFromJson(const nlohmann::json& json, const std::s
   }
   if (r.Has("id_field")) {
     PF_ASSIGN_OR_RETURN(c.id_field, r.String("id_field"));
+  }
+  if (r.Has("target_text_field")) {
+    PF_ASSIGN_OR_RETURN(c.target_text_field, r.String("target_text_field"));
+  }
+  if (r.Has("target_id_field")) {
+    PF_ASSIGN_OR_RETURN(c.target_id_field, r.String("target_id_field"));
   }
   if (r.Has("schedules")) {
     PF_ASSIGN_OR_RETURN(c.schedules, r.Strings("schedules"));

@@ -2,9 +2,10 @@
 // A trial: does training on the curated part of a pool reach the random part's quality with less
 // compute, and by how much after paying for the selection? (DESIGN.md, "The metrics, exactly".)
 //
-// CheckTrial validates everything a trial needs before anything is written: the flags, that
-// every input file exists and parses, that the run folder can be written, and that a folder
-// being resumed holds this same trial. RunTrial then makes the arms once (the selector's
+// CheckTrial validates everything a trial needs before anything is written: the flags, that the
+// run folder can be written, that a folder being resumed holds this same trial, and that every
+// input exists and parses, reading each once and keeping what it read (CheckedInputs) so that
+// the trial does not parse it again. RunTrial then makes the arms once (the selector's
 // quarter, a random quarter of the same byte budget, optionally the first quarter; a schedule
 // trial's one data file), lets the caller look at them before any training step (the forecast
 // under test), has its trainer (config.trainer: the builtin engine, or a launched torch or cmd
@@ -20,6 +21,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -34,6 +36,10 @@
 #include "trial/regime.h"
 #include "trial/run_folder.h"
 #include "trial/schedule_metrics.h"
+
+namespace preflight::select {
+struct PreparedInputs;  // select/prepared.h
+}  // namespace preflight::select
 
 namespace preflight::trial {
 
@@ -67,16 +73,23 @@ struct TrialConfig {
   // (the single pool file as it is).
   std::vector<std::string> schedules;
   std::string schedule_data = "random";
-  // The documents' fields in every input (pool, T_sel, T_eval): --text-field, --id-field.
+  // The documents' fields: the pool's (--text-field, --id-field; the arms are the pool's lines,
+  // so they are read with these too), and T_sel's and T_eval's (--target-text-field,
+  // --target-id-field; "" = the pool's).
   std::string text_field = "text";
   std::string id_field = "id";
+  std::string target_text_field, target_id_field;
   // Who trains the runs (doc/trainers.md): the builtin engine in this process by default, or a
   // launched trainer (torch, cmd) that reads the arms' exports and writes curves back.
   trainer::TrainerSpec trainer;
 
   bool IsScheduleTrial() const { return !schedules.empty(); }
+  // The target files' fields, resolved.
+  const std::string& TargetTextField() const;
+  const std::string& TargetIdField() const;
   // Everything that defines the trial (the fingerprint). A builtin trial's is what it was before
-  // trainers existed (old folders resume); another trainer adds "trainer" (TrainerSpec::ToJson).
+  // trainers existed (old folders resume); another trainer adds "trainer" (TrainerSpec::ToJson);
+  // target fields add keys only where they differ from the pool's.
   nlohmann::json ToJson() const;
 };
 
@@ -150,9 +163,24 @@ struct TrialOutcome {
   std::string out_dir;
 };
 
-// Validates the flags, that every input exists and parses (read with `read`), that out_dir can
-// be written, and that an existing run folder holds this trial. Writes nothing.
-Status CheckTrial(const TrialConfig& config);
+// What CheckTrial measured of the inputs, passed on so that a trial parses each input once: the
+// records its receipt lists, its selections' first passes and T_eval's documents.
+struct CheckedInputs {
+  std::vector<ledger::InputRecord> pool;  // one per --pool path; empty when `passes` is null
+  ledger::InputRecord target_select, target_eval;
+  std::vector<std::string> eval_texts;  // T_eval's documents (the target's text field), in order
+  // The pool's and T_sel's first passes, made for the trial's selections (select/prepared.h);
+  // null when every data arm is already made (a resumed trial selects nothing).
+  std::shared_ptr<const select::PreparedInputs> passes;
+};
+
+// Validates the flags, that out_dir can be written and that an existing run folder holds this
+// trial, then reads every input once: the pool (with the pool's fields) when an arm is left to
+// make, T_sel and T_eval (with the target's). A bad line fails here, naming file and line,
+// before anything is written. Writes nothing. With `checked`, keeps what it read for RunTrial.
+// `progress` hears the stage "read inputs".
+Status CheckTrial(const TrialConfig& config, CheckedInputs* checked = nullptr,
+                  const std::function<void(const TrialProgress&)>& progress = {});
 
 // Estimated wall seconds of the whole trial from a short timing of this model on this machine.
 Result<double> EstimateTrialSeconds(const TrialConfig& config);
@@ -167,10 +195,12 @@ double TrialSecondsFromStep(double seconds_per_step, int64_t steps, int arms, in
 
 // executor: where the runs are trained (nullptr: one after another in this process).
 // before_training: called by the leader once the arms exist, before any training step.
+// checked: what CheckTrial read of this config's inputs (leader only; nullptr: read them here).
 Result<TrialOutcome> RunTrial(const TrialConfig& config,
                               const std::function<void(const TrialProgress&)>& progress = {},
                               RunExecutor* executor = nullptr,
-                              const BeforeTraining& before_training = {});
+                              const BeforeTraining& before_training = {},
+                              const CheckedInputs* checked = nullptr);
 
 // A finished trial read back from its run folder, numbers recomputed (no training). Corruption
 // naming the file and JSON path for a damaged folder, InvalidArgument for an unfinished one.

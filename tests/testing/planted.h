@@ -5,7 +5,10 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "testing/testing.h"
 
@@ -62,6 +65,45 @@ inline int WritePlantedPool(const std::string& dir, int n, double planted_fracti
   WriteText(dir + "/pool.jsonl", pool);
   WriteText(dir + "/target.jsonl", target);
   return planted;
+}
+
+// The objects of a JSONL text, one per non-empty line.
+inline std::vector<nlohmann::json> JsonLines(const std::string& jsonl) {
+  std::vector<nlohmann::json> out;
+  std::istringstream lines(jsonl);
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.empty()) out.push_back(nlohmann::json::parse(line));
+  }
+  return out;
+}
+
+// A JSONL text with field `from` renamed `to` in every line (as pipelines that call the text
+// "content" write it).
+inline std::string RenameField(const std::string& jsonl, const std::string& from,
+                               const std::string& to) {
+  std::string out;
+  for (nlohmann::json j : JsonLines(jsonl)) {
+    j[to] = j[from];
+    j.erase(from);
+    out += j.dump() + "\n";
+  }
+  return out;
+}
+
+// The "id" of every document of a JSONL file.
+inline std::set<std::string> DocumentIds(const std::string& path) {
+  std::set<std::string> ids;
+  for (const nlohmann::json& j : JsonLines(ReadText(path))) ids.insert(j["id"]);
+  return ids;
+}
+
+// Replaces line `n` (1-based) of `path` by `line`, the line count unchanged.
+inline void ReplaceLine(const std::string& path, int n, const std::string& line) {
+  std::istringstream lines(ReadText(path));
+  std::string out;
+  int i = 1;
+  for (std::string l; std::getline(lines, l); ++i) out += (i == n ? line : l) + "\n";
+  WriteText(path, out);
 }
 
 }  // namespace preflight::testing

@@ -99,6 +99,24 @@ TEST(Exports, ReusedWhenMatchingRedoneWhenNot) {
   EXPECT_EQ(U16(ReadText(out + "/tokens.bin")), train::Tokenize({"three"}));
 }
 
+// The same bytes read with another field are other documents: exported anew, the field recorded.
+TEST(Exports, AnotherFieldOfTheSameSourceIsExportedAnew) {
+  const std::string dir = ScratchDir("exports_field");
+  const std::string source = dir + "/eval.jsonl";
+  WriteText(source, "{\"text\": \"short\", \"content\": \"the longer one\"}\n");
+  const std::string out = dir + "/exports/eval";
+  auto text = ExportArm(source, "text", out);
+  ASSERT_TRUE(text.ok()) << text.status().message();
+  EXPECT_EQ(text->source_text_field, "text");
+  auto content = ExportArm(source, "content", out);
+  ASSERT_TRUE(content.ok()) << content.status().message();
+  EXPECT_EQ(content->bytes, 14u);
+  EXPECT_EQ(U16(ReadText(out + "/tokens.bin")), train::Tokenize({"the longer one"}));
+  const auto m = nlohmann::json::parse(ReadText(out + "/manifest.json"));
+  EXPECT_EQ(m["source"]["text_field"], "content");
+  EXPECT_EQ(ReadExport(out)->source_text_field, "content");
+}
+
 TEST(Exports, BadSourceIsNamed) {
   const std::string dir = ScratchDir("exports_bad");
   WriteText(dir + "/bad.jsonl", "{\"text\": \"ok\"}\n{\"text\": 3}\n");

@@ -139,19 +139,39 @@ TEST(RegimeTest, ScoreNgramsReadsFilesAsTheTrainerDoesAndNamesABadOne) {
   WriteText(dir + "/train.jsonl",
             "{\"text\":\"the cat sat on the mat\"}\n{\"body\":\"x\",\"text\":\"the hat\"}\n");
   WriteText(dir + "/eval.jsonl", "{\"text\":\"the bat sat\"}\n");
-  auto s = ScoreNgrams(dir + "/train.jsonl", dir + "/eval.jsonl", {}, 4);
+  auto s = ScoreNgrams(dir + "/train.jsonl", {}, dir + "/eval.jsonl", {}, 4);
   ASSERT_TRUE(s.ok()) << s.status().message();
   auto tokens = ScoreNgramTokens(train::Tokenize({"the cat sat on the mat", "the hat"}),
                                  train::Tokenize({"the bat sat"}), 4, {});
   EXPECT_EQ(s->ngram_bpb, tokens->ngram_bpb);
-  auto again = ScoreNgrams(dir + "/train.jsonl", dir + "/eval.jsonl", {}, 4);
+  auto again = ScoreNgrams(dir + "/train.jsonl", {}, dir + "/eval.jsonl", {}, 4);
   EXPECT_EQ(s->ngram_bpb, again->ngram_bpb);  // deterministic, bit for bit
-  auto missing = ScoreNgrams(dir + "/nope.jsonl", dir + "/eval.jsonl", {}, 4);
+  auto missing = ScoreNgrams(dir + "/nope.jsonl", {}, dir + "/eval.jsonl", {}, 4);
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.status().message().find("nope.jsonl"), std::string::npos);
-  auto too_short = ScoreNgrams(dir + "/train.jsonl", dir + "/eval.jsonl", {}, 4, {64, 0});
+  auto too_short = ScoreNgrams(dir + "/train.jsonl", {}, dir + "/eval.jsonl", {}, 4, {64, 0});
   ASSERT_FALSE(too_short.ok());
   EXPECT_NE(too_short.status().message().find("eval.jsonl"), std::string::npos);
+}
+
+// An arm holds the pool's lines and T_eval the target's: each is read with its own text field.
+TEST(RegimeTest, ScoreNgramsReadsTheArmAndTheEvalSetWithTheirOwnFields) {
+  const std::string dir = ScratchDir("regime_fields");
+  WriteText(dir + "/arm.jsonl",
+            "{\"content\":\"the cat sat on the mat\"}\n{\"content\":\"the hat\"}\n");
+  WriteText(dir + "/eval.jsonl", "{\"text\":\"the bat sat\"}\n");
+  corpus::ReadOptions pool, target;
+  pool.text_field = "content";
+  auto s = ScoreNgrams(dir + "/arm.jsonl", pool, dir + "/eval.jsonl", target, 4);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  auto tokens = ScoreNgramTokens(train::Tokenize({"the cat sat on the mat", "the hat"}),
+                                 train::Tokenize({"the bat sat"}), 4, {});
+  EXPECT_EQ(s->ngram_bpb, tokens->ngram_bpb);
+  // One field for both names the file and line that lacks it.
+  auto wrong = ScoreNgrams(dir + "/arm.jsonl", pool, dir + "/eval.jsonl", pool, 4);
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_NE(wrong.status().message().find("eval.jsonl:1: no \"content\" field"), std::string::npos)
+      << wrong.status().message();
 }
 
 TEST(RegimeTest, MarginIsTheBestNgramMinusLStar) {

@@ -188,7 +188,7 @@ TEST(TrialRun, RegimeIsStoredAndReadBack) {
   EXPECT_DOUBLE_EQ(r.margin, BestNgramBpb(r.baseline) - r.l_star);
   EXPECT_EQ(r.informative, r.margin >= r.threshold);
   // The scores are those of ScoreNgrams on the arm's file and the trial's eval windows.
-  auto direct = ScoreNgrams(dir + "/trial/arms/curated.jsonl", c.target_eval, {}, 4,
+  auto direct = ScoreNgrams(dir + "/trial/arms/curated.jsonl", {}, c.target_eval, {}, 4,
                             {c.model.context, c.eval_max_windows});
   ASSERT_TRUE(direct.ok()) << direct.status().message();
   EXPECT_EQ(direct->bigram_bpb, r.arms.at("curated").bigram_bpb);
