@@ -9,6 +9,7 @@
 #include "forecast/evaluation.h"
 #include "ledger/ledger.h"
 #include "ledger/receipt.h"
+#include "ledger/writable.h"
 #include "narrate/regime.h"
 
 namespace preflight::app {
@@ -110,6 +111,7 @@ Result<BatteryJob> RunBatteryJob(const BatteryRequest& r, const TrialObserver& o
   PF_ASSIGN_OR_RETURN(job.spec, ReadBatterySpec(r.spec_path));
   PF_ASSIGN_OR_RETURN(std::vector<BatteryTarget> targets, ChosenTargets(job.spec, r.only));
   PF_RETURN_IF_ERROR(ledger::CheckAppendable(r.ledger_path));
+  PF_RETURN_IF_ERROR(ledger::CheckWritableFolder(r.out_dir, "--out"));
   PF_RETURN_IF_ERROR(MakeDirectories(r.out_dir));
   std::vector<forecast::BatteryOutcome> outcomes;
   for (size_t i = 0; i < targets.size(); ++i) {

@@ -96,8 +96,7 @@ Result<LadderRequest> DemoLadderRequest(const DemoRequest& r, const trial::Trial
 }
 
 Status CheckDemoOutputs(const DemoRequest& r) {
-  PF_RETURN_IF_ERROR(ledger::CheckAppendable(r.ledger_path));
-  return ledger::CheckWritableFolder(r.out_dir, "--out");
+  return ledger::CheckLedgerAndOutFolder(r.ledger_path, r.out_dir);
 }
 
 Result<DemoJob> RunDemoJob(const DemoRequest& r, const TrialObserver& observer) {

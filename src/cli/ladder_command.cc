@@ -10,6 +10,7 @@
 #include "cli/trial_flags.h"
 #include "cli/trial_observer.h"
 #include "ledger/ledger.h"
+#include "ledger/writable.h"
 
 namespace preflight::cli {
 namespace {
@@ -122,6 +123,10 @@ int RunLadder(int argc, char** argv) {
   LadderFlags f;
   AddFlags(app, f);
   if (int code = Parse(app, argc, argv); code >= 0) return code;
+  if (Status st = ledger::CheckLedgerAndOutFolder(f.request.ledger_path, f.request.out_dir);
+      !st.ok()) {
+    return Fail("ladder", st);  // before --budget times anything
+  }
   if (Status st = Resolve(f); !st.ok()) return Fail("ladder", st);
   TrialProgressBar bar(f.quiet);
   auto job = app::RunLadderJob(f.request, bar.Observer());

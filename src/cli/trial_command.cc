@@ -11,6 +11,7 @@
 #include "cli/trial_observer.h"
 #include "dist/dist.h"
 #include "ledger/ledger.h"
+#include "ledger/writable.h"
 #include "train/schedule.h"
 #include "trial/outcome_builder.h"
 
@@ -137,6 +138,9 @@ int RunTrial(int argc, char** argv) {
   TrialFlags f;
   AddFlags(app, f);
   if (int code = Parse(app, argc, argv); code >= 0) return code;
+  if (Status st = ledger::CheckLedgerAndOutFolder(f.ledger_path, f.config.out_dir); !st.ok()) {
+    return Fail("trial", st);  // before --budget or the estimate times anything
+  }
   if (Status st = Resolve(app, f); !st.ok()) return Fail("trial", st);
   if (!f.quiet && f.budget.empty() && f.config.trainer.IsBuiltin()) {
     if (Status st = PrintTrialEstimate(f.config, "trial"); !st.ok()) return Fail("trial", st);

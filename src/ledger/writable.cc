@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "base/file.h"
+#include "ledger/ledger.h"
 
 namespace preflight::ledger {
 namespace {
@@ -75,6 +76,11 @@ Status CheckAppendableFile(const std::string& path, const std::string& flag) {
     return Refuse(path, flag, std::string("cannot append (") + std::strerror(errno) + ")");
   ::close(fd);
   return Status::Ok();
+}
+
+Status CheckLedgerAndOutFolder(const std::string& ledger_path, const std::string& out_dir) {
+  PF_RETURN_IF_ERROR(CheckAppendable(ledger_path));
+  return CheckWritableFolder(out_dir, "--out");
 }
 
 }  // namespace preflight::ledger

@@ -29,4 +29,9 @@ Status CheckWritableFolder(const std::string& dir, const std::string& flag);
 // can be created as CheckWritableFile says.
 Status CheckAppendableFile(const std::string& path, const std::string& flag);
 
+// The usual pair of a job that trains (trial, ladder, battery, demo): its ledger
+// (ledger.h, CheckAppendable), then its --out folder. Their commands call it before they time
+// anything, so that an estimate is never printed for work that cannot be kept.
+Status CheckLedgerAndOutFolder(const std::string& ledger_path, const std::string& out_dir);
+
 }  // namespace preflight::ledger

@@ -2,9 +2,8 @@
 // once, before anything is written, with what was measured kept for RunTrial: the pool and T_sel
 // as the selections' first passes (select/prepared.h), T_eval's documents for the regime check.
 
-#include <unistd.h>
-
 #include "base/file.h"
+#include "ledger/writable.h"
 #include "select/prepared.h"
 #include "train/data.h"
 #include "trial/outcome_builder.h"
@@ -13,24 +12,6 @@
 
 namespace preflight::trial {
 namespace {
-
-// The folder can be made and written: it is a writable folder, or its nearest existing
-// ancestor is.
-Status CheckWritableFolder(const std::string& dir) {
-  std::string probe = dir;
-  while (!PathExists(probe)) {
-    std::string parent = DirName(probe);
-    if (parent == probe) break;
-    probe = parent;
-  }
-  if (!IsDirectory(probe)) {
-    return Status::InvalidArgument(dir + ": " + probe + " is not a folder; choose another --out");
-  }
-  if (::access(probe.c_str(), W_OK | X_OK) != 0) {
-    return Status::InvalidArgument(dir + ": " + probe + " is not writable; choose another --out");
-  }
-  return Status::Ok();
-}
 
 // Whether the run folder already holds every data arm (then the trial selects nothing and reads
 // no pool). Writes nothing; fails for a folder that holds another trial.
@@ -89,7 +70,7 @@ Status ReadTargetEval(const TrialConfig& c, CheckedInputs& out) {
 Status CheckTrial(const TrialConfig& c, CheckedInputs* checked,
                   const std::function<void(const TrialProgress&)>& progress) {
   PF_RETURN_IF_ERROR(ValidateTrialFlags(c));
-  PF_RETURN_IF_ERROR(CheckWritableFolder(c.out_dir));
+  PF_RETURN_IF_ERROR(ledger::CheckWritableFolder(c.out_dir, "--out"));
   PF_ASSIGN_OR_RETURN(const bool arms_made, ArmsAlreadyMade(c));
   if (progress) progress({"read inputs", 0, 0, 0, 0});
   CheckedInputs local;

@@ -55,8 +55,6 @@ TEST(UnwritableCli, LedgerUnderProcExitsTwoBeforeAnyWork) {
   const std::string ledger = std::string(kNope) + "/l.jsonl";
   const std::string io = " --pool " + d + "/pool.jsonl --target-select " + d +
                          "/sel.jsonl --target-eval " + d + "/eval.jsonl";
-  // trial, ladder and battery print their time estimate (a timing of a few training steps)
-  // before their job checks its outputs: --quiet leaves it out (cli/trial_command.cc).
   const std::vector<std::string> commands = {
       "select --pool " + d + "/pool.jsonl --target " + d + "/sel.jsonl --selector dsir --out " + d +
           "/kept.jsonl",
@@ -64,9 +62,9 @@ TEST(UnwritableCli, LedgerUnderProcExitsTwoBeforeAnyWork) {
           "/eval.jsonl --model tiny --steps 2 --out " + d + "/train",
       "forecast --pool " + d + "/pool.jsonl --target-select " + d + "/sel.jsonl --steps 2",
       "forecast --calibrate",
-      "trial" + io + " --steps 2 --seeds 1 --out " + d + "/trial --quiet",
-      "ladder" + io + " --rungs tiny:2,tiny:4,tiny:8 --seeds 1 --out " + d + "/ladder --quiet",
-      "battery --spec " + d + "/battery.json --steps 2 --seeds 1 --out " + d + "/battery --quiet",
+      "trial" + io + " --steps 2 --seeds 1 --out " + d + "/trial",
+      "ladder" + io + " --rungs tiny:2,tiny:4,tiny:8 --seeds 1 --out " + d + "/ladder",
+      "battery --spec " + d + "/battery.json --steps 2 --seeds 1 --out " + d + "/battery",
       "demo --data " + d + " --steps 2 --seeds 1 --ladder-rungs '' --out " + d + "/demo",
       "cost --gpus 8 --days 1 --price 2 --record",
   };
@@ -83,6 +81,8 @@ TEST(UnwritableCli, OutputsUnderProcExitTwoBeforeAnyWork) {
   const std::string d = Inputs("unwritable_out");
   const std::string nope = kNope;
   const std::string ledger = " --ledger " + d + "/l.jsonl";
+  const std::string io = " --pool " + d + "/pool.jsonl --target-select " + d +
+                         "/sel.jsonl --target-eval " + d + "/eval.jsonl";
   const std::vector<std::string> commands = {
       "select --pool " + d + "/pool.jsonl --target " + d + "/sel.jsonl --selector dsir --out " +
           nope + "/kept.jsonl" + ledger,
@@ -97,6 +97,13 @@ TEST(UnwritableCli, OutputsUnderProcExitTwoBeforeAnyWork) {
       "fit --csv " + d + "/runs.csv --out " + nope + "/fit.json",
       "corpus import --brown " + d + "/no-such-brown --out " + nope + "/brown",
       "ledger report --ledger " + d + "/l.jsonl --out " + nope + "/site",
+      // Without --quiet: the trial's estimate and a --budget's timing come after the check.
+      "trial" + io + " --steps 2 --seeds 1 --out " + nope + "/trial" + ledger,
+      "trial" + io + " --budget 1m --seeds 1 --out " + nope + "/trial" + ledger,
+      "ladder" + io + " --rungs tiny:2,tiny:4,tiny:8 --seeds 1 --out " + nope + "/ladder" + ledger,
+      "ladder" + io + " --budget 1m --seeds 1 --out " + nope + "/ladder" + ledger,
+      "battery --spec " + d + "/battery.json --steps 2 --seeds 1 --out " + nope + "/battery" +
+          ledger,
   };
   for (const std::string& args : commands) {
     ExpectRefusedFirst(RunCli(args, d), args);
