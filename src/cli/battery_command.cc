@@ -46,7 +46,7 @@ int RunBattery(int argc, char** argv) {
   app.add_option("--eval-every", base.eval_every, "steps between evals (0 = steps/20)");
   app.add_option("--eval-windows", base.eval_max_windows, "eval windows")->capture_default_str();
   app.add_option("--lr", base.lr, "peak learning rate")->capture_default_str();
-  app.add_option("--threads", base.threads, "threads")->capture_default_str();
+  AddThreadFlags(app, base);
   AddTrainerFlags(app, base.trainer);
   app.add_option("--ledger", r.ledger_path, "receipt ledger")->capture_default_str();
   app.add_flag("--json", json, "print one JSON document on stdout");

@@ -35,7 +35,15 @@ void AddTrialDataFlags(CLI::App& app, trial::TrialConfig& c) {
   app.add_option("--eval-windows", c.eval_max_windows, "eval windows (0 = all of the eval file)")
       ->capture_default_str();
   app.add_option("--lr", c.lr, "peak learning rate")->capture_default_str();
+  AddThreadFlags(app, c);
+}
+
+void AddThreadFlags(CLI::App& app, trial::TrialConfig& c) {
   app.add_option("--threads", c.threads, "threads")->capture_default_str();
+  app.add_option("--runs-at-once", c.runs_at_once,
+                 "builtin runs trained side by side, one thread each (0 = auto: one per thread "
+                 "for models under 500k parameters; results are identical either way)")
+      ->capture_default_str();
 }
 
 const char kTrainerHelp[] =

@@ -20,6 +20,9 @@ void AddTrialDataFlags(CLI::App& app, trial::TrialConfig& config);
 // T_eval's; default: the pool's).
 void AddFieldFlags(CLI::App& app, trial::TrialConfig& config);
 
+// --threads and --runs-at-once (trial/concurrent_runs.h).
+void AddThreadFlags(CLI::App& app, trial::TrialConfig& config);
+
 // --trainer, --trainer-cmd, --parallel, --device, --torch-launcher, --curve-format,
 // --curve-file, --curve-columns, --eval-tokens, --params, --flops-per-step (doc/trainers.md).
 void AddTrainerFlags(CLI::App& app, trainer::TrainerSpec& spec);

@@ -42,6 +42,7 @@ class MpiRunExecutor final : public trial::RunExecutor {
     MPI_Comm_size(MPI_COMM_WORLD, &size_);
   }
   bool IsLeader() const override { return rank_ == 0; }
+  bool InProcess() const override { return false; }
 
   Status AfterArms(Status local) override {
     uint64_t sent = 0;

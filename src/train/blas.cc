@@ -23,7 +23,10 @@ namespace {
 // the BLAS's own pool: BLIS's pool synchronises by pure spinning and collapses (to a tenth of
 // its speed, measured) when the machine is shared and a thread is descheduled, and one OpenMP
 // pool for everything avoids two pools fighting over two cores.
-int g_threads = 1;
+// Per calling thread: runs trained side by side in one process each set their own (a run on one
+// thread beside another, trial/concurrent_runs.h).
+thread_local int g_threads = 1;
+std::mutex g_set_threads;  // the BLAS's thread setting is process-wide
 constexpr double kMinSplitFlops = 4e6;  // below this, one thread is faster than a fork-join
 constexpr int kSlabsPerThread = 4;
 constexpr int kMinSlab = 128;
@@ -110,6 +113,7 @@ void SgemmReference(bool trans_a, bool trans_b, int M, int N, int K, float alpha
 void SetThreads(int threads) {
   if (threads < 1) threads = 1;
   ConfigureOnce();
+  std::lock_guard<std::mutex> lock(g_set_threads);
   omp_set_dynamic(0);  // the team size must be exactly `threads` for reproducible partitions
   omp_set_num_threads(threads);
   g_threads = threads;

@@ -15,7 +15,9 @@ void SgemmReference(bool trans_a, bool trans_b, int M, int N, int K, float alpha
 // Sets the threads of the engine's OpenMP loops and of Sgemm, which splits a large product into
 // single-threaded BLAS calls on slabs of C, handed out to the threads dynamically (results are
 // bit-identical for any thread count).
-// Process-wide; call it from one thread, outside any parallel region.
+// For the calling thread (OpenMP's thread count is a per-thread setting, and so is Sgemm's), so
+// runs trained side by side on threads of one process each keep their own; call it outside any
+// parallel region.
 void SetThreads(int threads);
 // "BLIS" or "OpenBLAS".
 const char* BlasName();

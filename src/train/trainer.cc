@@ -194,6 +194,7 @@ struct RunState {
       : o(options),
         tokens(sets),
         schedule(sched),
+        meter(options.threads == 1),
         model(options.model),
         sampler(&sets.train, options.model.context, options.seed ^ kSamplerSalt) {}
 
@@ -349,7 +350,7 @@ void ApplySchedule(RunState& r) {
     return;
   }
   if (r.step % r.window != 0 || r.step == r.last_check) return;
-  CostMeter trigger;
+  CostMeter trigger(r.o.threads == 1);
   if (r.snapshot.empty()) {
     r.snapshot.assign(r.watched_floats, 0.0f);
     RelativeChangeAndSnapshot(r.model.params(), r.watched, r.snapshot);  // the first snapshot
@@ -391,12 +392,19 @@ Result<bool> EvalIfDue(RunState& r, std::vector<int>& inputs, std::vector<int>& 
   return true;
 }
 
+// The core-seconds clock of a run: its own thread's when it trains on one thread (all of its work
+// is then on that thread, and another run may share the process: trial/concurrent_runs.h), else
+// the process's.
+double CpuSeconds(const TrainOptions& o) {
+  return o.threads == 1 ? ThreadCpuSeconds() : ProcessCpuSeconds();
+}
+
 // One optimizer step; `since` and `first_step` give the throughput this invocation reports.
 Status Step(RunState& r, std::vector<int>& inputs, std::vector<int>& targets, double since,
             int64_t first_step, const std::function<void(const StepInfo&)>& on_step) {
   const TrainOptions& o = r.o;
   const double ts = WallSeconds();
-  const double cs = ProcessCpuSeconds();
+  const double cs = CpuSeconds(o);
   const double step_flops =
       r.model.trainable().AllTrainable()
           ? r.result.flops_per_step
@@ -411,7 +419,7 @@ Status Step(RunState& r, std::vector<int>& inputs, std::vector<int>& targets, do
   r.step++;
   r.flops_done += step_flops;
   r.result.train_seconds += WallSeconds() - ts;
-  r.train_core_seconds += ProcessCpuSeconds() - cs;
+  r.train_core_seconds += CpuSeconds(o) - cs;
   r.result.final_train_loss = stats.loss;
   if (on_step) {
     StepInfo info;

@@ -1,8 +1,10 @@
 #include "trial/run_training.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <mutex>
 #include <set>
 
 #include "base/file.h"
@@ -11,6 +13,7 @@
 #include "trainer/builtin_trainer.h"
 #include "trainer/cmd_trainer.h"
 #include "trainer/parallel.h"
+#include "trial/concurrent_runs.h"
 #include "trial/outcome_builder.h"
 
 namespace preflight::trial {
@@ -117,19 +120,55 @@ Status Record(RunFolder& folder, const Task& t, RunRecord run) {
   return folder.Save();
 }
 
-// The builtin: one run after another in this process, or over MPI ranks (the executor's).
+// What the progress bar shows of builtin runs: one at a time, each run's own bar; several side by
+// side, one bar for all of them (the steps of every run of this call, summed).
+class BuiltinProgress {
+ public:
+  BuiltinProgress(const Progress& progress, const std::vector<Task>& tasks, int64_t steps,
+                  int total_runs, int at_once)
+      : progress_(progress), tasks_(tasks), steps_(steps), total_runs_(total_runs),
+        at_once_(at_once), at_(tasks.size(), 0) {}
+
+  void Step(int i, const train::StepInfo& s) {
+    if (!progress_ || !std::isnan(s.eval_bpb)) return;
+    const Task& t = tasks_[static_cast<size_t>(i)];
+    if (at_once_ == 1) {
+      progress_({"train " + t.spec.name + " seed " + std::to_string(t.seed), s.step, s.steps,
+                 t.number, total_runs_, s.loss, s.tokens_per_second});
+      return;
+    }
+    std::lock_guard<std::mutex> lock(mu_);  // called from every run's thread
+    at_[static_cast<size_t>(i)] = s.step;
+    int64_t done = 0;
+    for (int64_t a : at_) done += a;
+    const std::string stage = "train " + std::to_string(tasks_.size()) + " runs, " +
+                              std::to_string(at_once_) + " at once";
+    progress_({stage, done, steps_ * static_cast<int64_t>(tasks_.size()), 0, 0, s.loss,
+               s.tokens_per_second * at_once_});
+  }
+
+ private:
+  const Progress& progress_;
+  const std::vector<Task>& tasks_;
+  const int64_t steps_;
+  const int total_runs_, at_once_;
+  std::mutex mu_;
+  std::vector<int64_t> at_;
+};
+
+// The builtin: in this process, one run after another or several side by side, each on one
+// thread (RunsAtOnce); or over MPI ranks (the executor's).
 Status TrainInProcess(const TrialConfig& c, RunFolder& folder, RunExecutor& executor,
                       const Progress& progress, const std::vector<Task>& tasks, int total_runs) {
-  trainer::BuiltinTrainer engine;
+  const int count = static_cast<int>(tasks.size());
+  const int at_once = executor.InProcess() ? std::min(RunsAtOnce(c), std::max(count, 1)) : 1;
+  BuiltinProgress shown(progress, tasks, c.steps, total_runs, at_once);
   auto train_task = [&](int i) -> Result<std::string> {
     const Task& t = tasks[static_cast<size_t>(i)];
-    const std::string stage = "train " + t.spec.name + " seed " + std::to_string(t.seed);
     PF_ASSIGN_OR_RETURN(trainer::RunRequest request, RequestFor(c, folder, t));
-    auto r = engine.Run(request, [&](const train::StepInfo& s) {
-      if (progress && std::isnan(s.eval_bpb)) {
-        progress({stage, s.step, s.steps, t.number, total_runs, s.loss, s.tokens_per_second});
-      }
-    });
+    if (at_once > 1) request.threads = 1;
+    trainer::BuiltinTrainer engine;
+    auto r = engine.Run(request, [&](const train::StepInfo& s) { shown.Step(i, s); });
     PF_RETURN_IF_ERROR(r.status());
     return ToJson(RecordOf(t, *r)).dump();
   };
@@ -140,7 +179,8 @@ Status TrainInProcess(const TrialConfig& c, RunFolder& folder, RunExecutor& exec
     PF_ASSIGN_OR_RETURN(RunRecord run, RunRecordFromJson(json, where));
     return Record(folder, t, std::move(run));
   };
-  return executor.RunTasks(static_cast<int>(tasks.size()), train_task, record);
+  if (at_once > 1) return RunConcurrently(count, at_once, train_task, record);
+  return executor.RunTasks(count, train_task, record);
 }
 
 // What launched trainers read, made once per trial: every data arm's export and T_eval's, and for

@@ -14,6 +14,7 @@
 #include "train/data.h"
 #include "train/schedule.h"
 #include "train/trainer.h"
+#include "trial/concurrent_runs.h"
 #include "trial/outcome_builder.h"
 #include "trial/run_training.h"
 
@@ -122,6 +123,9 @@ Status ValidateTrialFlags(const TrialConfig& c) {
         c.trainer.kind);
   }
   if (c.seeds < 1) return Status::InvalidArgument("--seeds must be at least 1");
+  if (c.runs_at_once < 0) {
+    return Status::InvalidArgument("--runs-at-once must be at least 1 (or 0: auto)");
+  }
   if (c.steps < 1) return Status::InvalidArgument("--steps must be at least 1");
   if (!(c.keep > 0 && c.keep <= 1)) {
     return Status::InvalidArgument(
@@ -222,9 +226,12 @@ double TrialSecondsFromStep(double seconds_per_step, int64_t steps, int arms, in
 
 Result<double> EstimateTrialSeconds(const TrialConfig& c) {
   PF_RETURN_IF_ERROR(ValidateTrialFlags(c));
-  PF_ASSIGN_OR_RETURN(double per_step, TimeTrainingStepSeconds(c.model, c.threads));
+  // Runs side by side each train on one thread (trial/concurrent_runs.h).
+  const int at_once = c.trainer.IsBuiltin() ? RunsAtOnce(c) : 1;
+  PF_ASSIGN_OR_RETURN(double per_step,
+                      TimeTrainingStepSeconds(c.model, at_once > 1 ? 1 : c.threads));
   const int arms = static_cast<int>(ArmSpecs(c).size());
-  return TrialSecondsFromStep(per_step, c.steps, arms, c.seeds);
+  return TrialSecondsFromStep(per_step / at_once, c.steps, arms, c.seeds);
 }
 
 // --- Making the arms -------------------------------------------------------------------------

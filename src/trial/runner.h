@@ -62,6 +62,9 @@ struct TrialConfig {
   int64_t eval_max_windows = 256;
   float lr = 1e-3f;
   int threads = 2;
+  // Builtin runs trained at once in this process, each on one thread (trial/concurrent_runs.h):
+  // 0 = auto. Not part of the fingerprint: the results are the same whichever it is.
+  int runs_at_once = 0;
   std::string out_dir;
   // The forecast receipt (hash) this trial tests, and the forecast's cost, charged to the curated
   // arm when the forecast is what chose it. Empty when no forecast was made.
@@ -104,6 +107,9 @@ class RunExecutor {
  public:
   virtual ~RunExecutor() = default;
   virtual bool IsLeader() const { return true; }
+  // Whether every run is trained in this process (the default): then builtin runs may train
+  // side by side on its threads (--runs-at-once).
+  virtual bool InProcess() const { return true; }
   // Called by every process once the leader has made the arms (or failed to). Returns a failure
   // on every process if any process failed, so that no process waits for one that has stopped.
   virtual Status AfterArms(Status local) { return local; }
