@@ -12,7 +12,6 @@
 #include "base/json.h"
 #include "ledger/ledger.h"
 #include "ledger/receipt.h"
-#include "ledger/writable.h"
 #include "report/ladder_page.h"
 #include "trial/run_folder.h"
 
@@ -239,8 +238,8 @@ Result<LadderJob> RunLadderJob(const LadderRequest& r, const TrialObserver& obse
     return Status::InvalidArgument("--project-to must be a positive number of FLOPs");
   }
   PF_RETURN_IF_ERROR(ledger::CheckAppendable(r.ledger_path));
-  PF_RETURN_IF_ERROR(ledger::CheckWritableFolder(r.out_dir, "--out"));
-  PF_RETURN_IF_ERROR(trial::CheckTrial(RungConfig(r, 0)));  // the inputs, before any write
+  // The inputs and the first rung's folder, inside --out (the same probe), before any write.
+  PF_RETURN_IF_ERROR(trial::CheckTrial(RungConfig(r, 0)));
   PF_RETURN_IF_ERROR(MakeDirectories(r.out_dir));
   LadderJob job;
   std::vector<trial::LadderPoint> points;

@@ -125,6 +125,10 @@ TEST(ConcurrentRuns, KilledSideBySideResumesToTheResultOfOneAtATime) {
   waitpid(pid, &status, 0);
   ASSERT_TRUE(Exists(second)) << "the trial never reached its second run";
   ASSERT_FALSE(Exists(dir + "/two/result.json")) << "killed too late: the trial had finished";
+  // Side by side: the first run was not yet finished (recorded) when the second checkpointed.
+  const auto at_kill = nlohmann::json::parse(ReadText(dir + "/two/trial.json"));
+  EXPECT_FALSE(at_kill.contains("runs") && at_kill["runs"].contains("random-s1"))
+      << "the runs trained one after another";
 
   auto resumed = RunCli("trial " + flags + " --runs-at-once 2 --out " + dir + "/two --ledger " +
                         dir + "/two.ledger");
