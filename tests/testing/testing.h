@@ -7,11 +7,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace preflight::testing {
@@ -116,6 +119,35 @@ inline CliResult RunCli(std::vector<std::string> args, const std::string& cwd = 
 // Runs `preflight <args>`, the words split by SplitWords (quotes group; nothing else is special).
 inline CliResult RunCli(const std::string& args, const std::string& cwd = ".") {
   return RunCli(SplitWords(args), cwd);
+}
+
+// Starts `preflight <args>` (output discarded), waits until `path` exists (at most 60 s), then
+// kills it with SIGKILL, without warning, as a crash or an out-of-memory kill would. Returns
+// whether `path` appeared before the kill.
+inline bool KillCliOnceExists(const std::string& args, const std::string& path) {
+  std::vector<std::string> argv = SplitWords(args);
+  argv.insert(argv.begin(), PREFLIGHT_BINARY);
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    int null = ::open("/dev/null", O_RDWR);
+    if (null < 0) ::_exit(127);
+    ::dup2(null, 0);
+    ::dup2(null, 1);
+    ::dup2(null, 2);
+    std::vector<char*> words;
+    for (const std::string& a : argv) words.push_back(const_cast<char*>(a.c_str()));
+    words.push_back(nullptr);
+    ::execv(words[0], words.data());
+    ::_exit(127);
+  }
+  if (pid < 0) return false;
+  for (int i = 0; i < 6000 && !Exists(path); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ::kill(pid, SIGKILL);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return Exists(path);
 }
 
 }  // namespace preflight::testing

@@ -3,8 +3,6 @@
 // at the first failure.
 
 #include <gtest/gtest.h>
-#include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -107,23 +105,11 @@ TEST(ConcurrentRuns, KilledSideBySideResumesToTheResultOfOneAtATime) {
                     "/one.ledger");
   ASSERT_EQ(one.exit_code, 0) << one.err;
 
-  pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    std::string cmd = std::string("exec '") + PREFLIGHT_BINARY + "' trial " + flags +
-                      " --runs-at-once 2 --out " + dir + "/two --ledger " + dir +
-                      "/two.ledger >/dev/null 2>&1";
-    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
   // Both first runs train at once: wait for the second's checkpoint, then kill without warning.
-  const std::string second = dir + "/two/runs/random-s2/checkpoint.bin";
-  for (int i = 0; i < 6000 && !Exists(second); ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  kill(pid, SIGKILL);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  ASSERT_TRUE(Exists(second)) << "the trial never reached its second run";
+  ASSERT_TRUE(preflight::testing::KillCliOnceExists(
+      "trial " + flags + " --runs-at-once 2 --out " + dir + "/two --ledger " + dir + "/two.ledger",
+      dir + "/two/runs/random-s2/checkpoint.bin"))
+      << "the trial never reached its second run";
   ASSERT_FALSE(Exists(dir + "/two/result.json")) << "killed too late: the trial had finished";
   // Side by side: the first run was not yet finished (recorded) when the second checkpointed.
   const auto at_kill = nlohmann::json::parse(ReadText(dir + "/two/trial.json"));

@@ -2,12 +2,9 @@
 // answer is known, and an interrupted trial gives the same numbers as an uninterrupted one.
 
 #include <gtest/gtest.h>
-#include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmath>
-#include <thread>
 
 #include "testing/planted.h"
 #include "testing/testing.h"
@@ -138,22 +135,11 @@ TEST(TrialRun, KillNineThenRerunGivesTheUninterruptedResult) {
       RunCli("trial " + flags + " --out " + dir + "/clean --ledger " + dir + "/clean.ledger");
   ASSERT_EQ(clean.exit_code, 0) << clean.err;
 
-  pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    std::string cmd = std::string("exec '") + PREFLIGHT_BINARY + "' trial " + flags + " --out " +
-                      dir + "/killed --ledger " + dir + "/killed.ledger >/dev/null 2>&1";
-    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
   // Wait until the second run has written a checkpoint, then kill without warning.
-  const std::string second = dir + "/killed/runs/random-s2/checkpoint.bin";
-  for (int i = 0; i < 6000 && !Exists(second); ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  kill(pid, SIGKILL);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  ASSERT_TRUE(Exists(second)) << "the trial never reached its second run";
+  ASSERT_TRUE(preflight::testing::KillCliOnceExists(
+      "trial " + flags + " --out " + dir + "/killed --ledger " + dir + "/killed.ledger",
+      dir + "/killed/runs/random-s2/checkpoint.bin"))
+      << "the trial never reached its second run";
   ASSERT_FALSE(Exists(dir + "/killed/result.json")) << "killed too late: the trial had finished";
 
   auto resumed =
