@@ -112,6 +112,7 @@ nlohmann::json LabRecordOf(const trial::TrialOutcome& o) {
   q.seeds = c.seeds;
   q.pool_bytes = static_cast<int64_t>(PoolBytes(o));
   q.eval_bytes = EvalBytes(o);
+  q.launched = !c.trainer.IsBuiltin();
   return narrate::BuildLabRecord(q, o.trial);
 }
 

@@ -71,11 +71,13 @@ std::pair<std::string, std::string> PrimaryText(const LabQuestion& q, const std:
           fmt::format(
               "The curated arm reached it at step {} (interpolated between eval points). Compute "
               "saved: {} gross ({}), {} net ({}), charging {:.3g} core-seconds for producing the "
-              "curated arm and {:.3g} for the random arm against {:.3g} core-seconds per "
-              "training step. The falsifier did not occur.",
+              "curated arm and {:.3g} for the random arm against {:.3g} {} per training step. The "
+              "falsifier did not occur.",
               FormatSteps(s.t_arm), FormatPercent(s.gross), IntervalSentence(c.ci.gross, level),
               FormatPercent(s.net), IntervalSentence(c.ci.net, level), c.arm_cost_core_seconds,
-              c.baseline_cost_core_seconds, r.core_seconds_per_step)};
+              c.baseline_cost_core_seconds, r.core_seconds_per_step,
+              q.launched ? "charged seconds of the launched trainer (the median over its runs)"
+                         : "core-seconds")};
 }
 
 // " Per seed pair (gross): seed 1: 20.0%; ..." and a sentence per further arm.

@@ -23,6 +23,9 @@ struct LabQuestion {
   int seeds = 0;      // per arm
   int64_t pool_bytes = 0;
   int64_t eval_bytes = 0;  // bytes of the held-out T_eval
+  // A launched trainer (torch, cmd) prices a step at each run's charged seconds, not the
+  // engine's measured core-seconds (doc/trainers.md, "What a launched run costs").
+  bool launched = false;
 };
 
 // "the tiny model (100,096 parameters)", or "the tiny model" when params <= 0.

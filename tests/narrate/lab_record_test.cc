@@ -46,6 +46,20 @@ TEST(LabRecord, NeverCaughtUpSaysSo) {
   EXPECT_NE(rec["finding"].get<std::string>().find("The falsifier occurred"), std::string::npos);
 }
 
+TEST(LabRecord, FindingPricesAStepInTheTrainersUnit) {
+  auto r = ComputeTrial(FourSeeds());
+  ASSERT_TRUE(r.ok());
+  LabQuestion q = Question();
+  const std::string builtin = BuildLabRecord(q, *r)["finding"];
+  EXPECT_NE(builtin.find("core-seconds per training step"), std::string::npos) << builtin;
+  EXPECT_EQ(builtin.find("charged seconds"), std::string::npos) << builtin;
+  q.launched = true;  // --trainer torch|cmd: f is the median of the runs' charged seconds
+  const std::string launched = BuildLabRecord(q, *r)["finding"];
+  EXPECT_NE(launched.find("charged seconds of the launched trainer"), std::string::npos)
+      << launched;
+  EXPECT_EQ(launched.find("core-seconds per training step"), std::string::npos) << launched;
+}
+
 TEST(ModelPhrase, ParametersWhenKnown) {
   EXPECT_EQ(ModelPhrase("tiny", 100096), "the tiny model (100,096 parameters)");
   EXPECT_EQ(ModelPhrase("tiny", 0), "the tiny model");
