@@ -189,6 +189,28 @@ report::SiteTrain TrainOf(const json& r) {
   return t;
 }
 
+// A score receipt (`preflight score`): its result is a trial result with the net nulled when the
+// user stated no cost (app/score_job.h).
+report::SiteScore ScoreOf(const json& r) {
+  report::SiteScore s;
+  const json& result = At(r, {"result"});
+  const json& saved = At(result, {"compute_saved"});
+  s.hash = Str(At(r, {"hash"}));
+  s.created_at = Str(At(r, {"created_at"}));
+  s.name = Str(At(r, {"config", "name"}));
+  const json& per_seed = At(saved, {"per_seed"});
+  s.runs_per_arm = per_seed.is_array() ? static_cast<int64_t>(per_seed.size()) : 0;
+  s.caught_up = Bool(At(result, {"caught_up"})).value_or(true);
+  s.net_stated = Bool(At(result, {"net_stated"})).value_or(false);
+  s.gross = Num(At(saved, {"gross"}));
+  s.ci95_gross = Pair(At(saved, {"ci95_gross"}));
+  if (s.net_stated) {
+    s.net = Num(At(saved, {"net"}));
+    s.ci95 = Pair(At(saved, {"ci95"}));
+  }
+  return s;
+}
+
 // Writes the site into `dir` (which exists and is empty).
 Status WriteSite(const report::SiteData& data, const std::string& dir) {
   PF_RETURN_IF_ERROR(MakeDirectories(JoinPath(dir, "trials")));
@@ -242,6 +264,7 @@ report::SiteData SiteDataFromReceipts(const std::vector<json>& receipts,
     if (kind == "ladder") data.ladders.push_back(LadderOf(r));
     if (kind == "battery") data.batteries.push_back(BatteryOf(r));
     if (kind == "train") data.trains.push_back(TrainOf(r));
+    if (kind == "score") data.scores.push_back(ScoreOf(r));
   }
   return data;
 }
@@ -290,6 +313,7 @@ Result<LedgerSiteOutcome> BuildLedgerSite(const LedgerSiteRequest& request) {
   outcome.ladders = data.ladders.size();
   outcome.batteries = data.batteries.size();
   outcome.trains = data.trains.size();
+  outcome.scores = data.scores.size();
   return outcome;
 }
 

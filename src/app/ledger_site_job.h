@@ -27,7 +27,7 @@ struct LedgerSiteOutcome {
   std::string out_dir;
   std::string index_path;
   int64_t receipts = 0;
-  size_t trials = 0, ladders = 0, batteries = 0, trains = 0;
+  size_t trials = 0, ladders = 0, batteries = 0, trains = 0, scores = 0;
 };
 
 // Typed rows from receipts in ledger order. Display only: a fact a receipt lacks (an older

@@ -90,14 +90,15 @@ int RunReport(const std::string& path, const std::string& out_dir, bool json_out
               {"trials", site->trials},
               {"ladders", site->ladders},
               {"batteries", site->batteries},
-              {"trains", site->trains}});
+              {"trains", site->trains},
+              {"scores", site->scores}});
     return 0;
   }
   std::printf(
       "%s: %lld receipts verified; %zu trials, %zu ladders, %zu batteries, %zu training "
-      "runs\nsite: %s\n",
+      "runs, %zu scored from elsewhere\nsite: %s\n",
       path.c_str(), static_cast<long long>(site->receipts), site->trials, site->ladders,
-      site->batteries, site->trains, site->index_path.c_str());
+      site->batteries, site->trains, site->scores, site->index_path.c_str());
   return 0;
 }
 
@@ -141,7 +142,8 @@ int RunLedger(int argc, char** argv) {
                    "site built there before (any other non-empty folder is refused)")
       ->required();
   report->add_flag("--json", json_out,
-                   "print {ledger, out, index, receipts, trials, ladders, batteries, trains}");
+                   "print {ledger, out, index, receipts, trials, ladders, batteries, trains, "
+                   "scores}");
   report->footer(
       "What the site holds:\n"
       "  index.html           every trial: target, selector, pilot (model, steps), regime, gross\n"
@@ -149,7 +151,8 @@ int RunLedger(int argc, char** argv) {
       "                       (verdict, probability) and whether it was right; the forecast's\n"
       "                       calibration (predicted against measured net saving, y = x; decision\n"
       "                       accuracy as trials accumulate); every ladder (net saving against\n"
-      "                       FLOPs, the trend); batteries and training runs\n"
+      "                       FLOPs, the trend); batteries, training runs, and runs made\n"
+      "                       elsewhere that `preflight score` measured\n"
       "  trials/<hash16>.html one trial: its numbers, forecast, regime, inputs with SHA-256, the\n"
       "                       receipt itself, and a link to its report.html while that exists\n"
       "Self-contained (inline CSS and SVG; no scripts, nothing fetched): open it from disk or "

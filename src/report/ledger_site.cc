@@ -463,6 +463,34 @@ std::string TrainsSection(const SiteData& d) {
   return s + "</tbody>\n</table>\n</section>\n";
 }
 
+// "never caught up", the saving, or "—" when the receipt holds none.
+std::string SavingCell(bool caught_up, const std::optional<double>& v,
+                       const std::optional<Bounds>& ci) {
+  if (!caught_up) return "never caught up";
+  return Pct(v) + (v && ci ? " <span class=\"ci\">(" + Range(ci) + ")</span>" : "");
+}
+
+std::string ScoresSection(const SiteData& d) {
+  std::string s = "<section id=\"scores-section\">\n<h2>Runs scored from elsewhere</h2>\n";
+  if (d.scores.empty()) return s + "<p id=\"no-scores\">No score receipts.</p>\n</section>\n";
+  s += "<p>Curves of runs made elsewhere, measured by <code>preflight score</code>. preflight "
+       "did not make these arms: it vouches for the arithmetic, not for how the arms were chosen "
+       "or trained. A net saving exists only where the user stated what the selection cost.</p>\n"
+       "<table id=\"scores\">\n<thead><tr><th>created</th><th>name</th>"
+       "<th class=\"num\">runs per arm</th><th class=\"num\">gross saved (95%)</th>"
+       "<th class=\"num\">net saved (95%)</th><th>receipt</th></tr></thead>\n<tbody>\n";
+  for (const SiteScore& c : d.scores) {
+    const std::string net =
+        c.net_stated ? SavingCell(c.caught_up, c.net, c.ci95) : std::string("not stated");
+    s += "<tr class=\"score\"><td>" + Esc(c.created_at) + "</td><td>" +
+         Esc(c.name.empty() ? "—" : c.name) + "</td>" +
+         NumCell(FormatInt(c.runs_per_arm), c.hash) +
+         NumCell(SavingCell(c.caught_up, c.gross, c.ci95_gross), c.hash) + NumCell(net, c.hash) +
+         HashCell(c.hash) + "</tr>\n";
+  }
+  return s + "</tbody>\n</table>\n</section>\n";
+}
+
 // A two-column table of facts, each value titled with its receipt.
 std::string FactsTable(const std::string& id,
                        const std::vector<std::pair<std::string, std::string>>& rows,
@@ -518,11 +546,12 @@ std::string RenderSiteIndex(const SiteData& d) {
   std::string body =
       "<header><h1>preflight ledger</h1><p class=\"sub\">" + Esc(d.ledger_path) +
       fmt::format(
-          ": {} receipts, {} trials, {} ladders, {} batteries, {} training "
-          "runs; every hash and link verified.</p></header>\n",
-          d.receipts, d.trials.size(), d.ladders.size(), d.batteries.size(), d.trains.size());
+          ": {} receipts, {} trials, {} ladders, {} batteries, {} training runs, {} scored "
+          "from elsewhere; every hash and link verified.</p></header>\n",
+          d.receipts, d.trials.size(), d.ladders.size(), d.batteries.size(), d.trains.size(),
+          d.scores.size());
   body += TrialsTable(d) + CalibrationSection(d) + LaddersSection(d) + BatteriesSection(d) +
-          TrainsSection(d);
+          TrainsSection(d) + ScoresSection(d);
   body +=
       "<footer>Built by <code>preflight ledger report</code> from the ledger above. Each "
       "number's tooltip names the receipt (hash prefix) it came from; <code>preflight ledger "

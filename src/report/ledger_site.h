@@ -9,8 +9,8 @@
 // net saving, line#identity for y = x), svg#accuracy-plot (the running decision accuracy in
 // ledger order) and svg#reliability-plot (the forecasts' probabilities binned against how often
 // curating paid, g.reliability-bin per bin; ledger_site_plot.h), "ladders" (section: an
-// svg.ladder-plot per ladder, id "ladder-<hash16>", or p#no-ladders), "batteries" and "trains"
-// (tables, or a p saying there are none). trials/<hash16>.html, stable ids: "numbers", "forecast",
+// svg.ladder-plot per ladder, id "ladder-<hash16>", or p#no-ladders), "batteries", "trains" and
+// "scores" (tables, a tr.score per score receipt, or a p saying there are none). trials/<hash16>.html, stable ids: "numbers", "forecast",
 // "regime", "inputs", "receipt" (the receipt pretty-printed in a <pre>), and a#report when
 // report.html still exists. Pure functions: same data, same bytes.
 
@@ -88,6 +88,16 @@ struct SiteTrain {
   std::optional<double> final_eval_bpb;
 };
 
+// Runs a user made elsewhere, measured by `preflight score`: preflight did not make the arms.
+struct SiteScore {
+  std::string hash, created_at, name;
+  int64_t runs_per_arm = 0;
+  bool caught_up = true;
+  bool net_stated = false;  // the user stated the selection's cost; else no net saving exists
+  std::optional<double> gross, net;
+  std::optional<Bounds> ci95_gross, ci95;
+};
+
 struct SiteData {
   std::string ledger_path;
   int64_t receipts = 0;           // every receipt in the ledger, of any kind
@@ -95,6 +105,7 @@ struct SiteData {
   std::vector<SiteLadder> ladders;
   std::vector<SiteBattery> batteries;
   std::vector<SiteTrain> trains;
+  std::vector<SiteScore> scores;
 };
 
 // The first 16 hex digits of a hash: how the site names receipts and trial pages.

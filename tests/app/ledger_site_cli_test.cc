@@ -146,7 +146,7 @@ TEST_F(LedgerSiteCli, LeavesAFolderThatIsNotASiteAlone) {
   EXPECT_FALSE(Exists(dir + "/index.html"));
 }
 
-TEST(SiteDataFromReceipts, JoinsForecastsAndReadsLaddersBatteriesAndTrains) {
+TEST(SiteDataFromReceipts, JoinsForecastsAndReadsLaddersBatteriesTrainsAndScores) {
   const std::string f(64, 'f');
   std::vector<json> receipts = {
       // An older forecast: no probability.
@@ -198,9 +198,28 @@ TEST(SiteDataFromReceipts, JoinsForecastsAndReadsLaddersBatteriesAndTrains) {
          {"params", 1e6},
          {"tokens", 2e6},
          {"final_eval_bpb", 1.9}}}},
-      {{"kind", "selection"}, {"hash", std::string(64, 's')}}};
+      {{"kind", "selection"}, {"hash", std::string(64, 's')}},
+      // Runs made elsewhere: one with the cost stated, one without (its net is nulled).
+      {{"kind", "score"},
+       {"hash", std::string(64, 'c')},
+       {"config", {{"name", "nanogpt-ablation"}}},
+       {"result",
+        {{"caught_up", true},
+         {"net_stated", true},
+         {"compute_saved",
+          {{"gross", 0.4},
+           {"ci95_gross", {0.3, 0.5}},
+           {"net", 0.35},
+           {"ci95", {0.2, 0.45}},
+           {"per_seed", json::array({1, 2, 3})}}}}}},
+      {{"kind", "score"},
+       {"hash", std::string(64, 'd')},
+       {"result",
+        {{"caught_up", true},
+         {"net_stated", false},
+         {"compute_saved", {{"gross", 0.1}, {"net", nullptr}, {"ci95", {nullptr, nullptr}}}}}}}};
   const report::SiteData d = app::SiteDataFromReceipts(receipts, "L");
-  EXPECT_EQ(d.receipts, 6);
+  EXPECT_EQ(d.receipts, 8);
   ASSERT_EQ(d.trials.size(), 1u);
   const report::SiteTrial& t = d.trials[0];
   EXPECT_EQ(t.target, "brown-news");
@@ -223,6 +242,14 @@ TEST(SiteDataFromReceipts, JoinsForecastsAndReadsLaddersBatteriesAndTrains) {
   EXPECT_EQ(d.batteries[0].right, 2);
   ASSERT_EQ(d.trains.size(), 1u);
   EXPECT_DOUBLE_EQ(*d.trains[0].final_eval_bpb, 1.9);
+  ASSERT_EQ(d.scores.size(), 2u);
+  EXPECT_EQ(d.scores[0].name, "nanogpt-ablation");
+  EXPECT_EQ(d.scores[0].runs_per_arm, 3);
+  EXPECT_DOUBLE_EQ(*d.scores[0].net, 0.35);
+  EXPECT_EQ(d.scores[0].ci95_gross, (report::Bounds{0.3, 0.5}));
+  EXPECT_FALSE(d.scores[1].net_stated);
+  EXPECT_FALSE(d.scores[1].net.has_value());
+  EXPECT_DOUBLE_EQ(*d.scores[1].gross, 0.1);
 }
 
 }  // namespace

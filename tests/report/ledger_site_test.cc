@@ -157,6 +157,7 @@ TEST(LedgerSite, SaysWhenThereIsNothingOfAKind) {
   EXPECT_NE(html.find("id=\"no-forecasts\""), std::string::npos);
   EXPECT_NE(html.find("id=\"no-batteries\""), std::string::npos);
   EXPECT_NE(html.find("id=\"no-trains\""), std::string::npos);
+  EXPECT_NE(html.find("id=\"no-scores\""), std::string::npos);
 }
 
 TEST(LedgerSite, BatteriesAndTrainingRunsInShortTables) {
@@ -166,6 +167,42 @@ TEST(LedgerSite, BatteriesAndTrainingRunsInShortTables) {
   EXPECT_NE(html.find("<table id=\"trains\">"), std::string::npos);
   EXPECT_NE(html.find(">1.8731<"), std::string::npos);
   EXPECT_NE(html.find(">1.20M<"), std::string::npos);
+}
+
+TEST(LedgerSite, RunsScoredFromElsewhereSayPreflightDidNotMakeThem) {
+  SiteData d;
+  d.ledger_path = "l.jsonl";
+  SiteScore stated;
+  stated.hash = std::string(64, 'c');
+  stated.name = "litgpt <ablation>";
+  stated.runs_per_arm = 3;
+  stated.net_stated = true;
+  stated.gross = 0.4;
+  stated.ci95_gross = Bounds{0.3, 0.5};
+  stated.net = 0.35;
+  SiteScore unstated = stated;
+  unstated.hash = std::string(64, 'd');
+  unstated.net_stated = false;
+  unstated.net.reset();
+  SiteScore never = unstated;
+  never.hash = std::string(64, 'e');
+  never.caught_up = false;
+  d.scores = {stated, unstated, never};
+  const std::string html = RenderSiteIndex(d);
+  EXPECT_NE(html.find("<table id=\"scores\">"), std::string::npos);
+  EXPECT_NE(html.find("did not make these arms"), std::string::npos);
+  EXPECT_NE(html.find("litgpt &lt;ablation&gt;"), std::string::npos);
+  EXPECT_EQ(html.find("litgpt <ablation>"), std::string::npos) << "names are escaped";
+  EXPECT_NE(html.find(">40.0% <span class=\"ci\">(30.0% to 50.0%)</span><"), std::string::npos);
+  EXPECT_NE(html.find(">35.0%<"), std::string::npos);
+  EXPECT_NE(html.find(">not stated<"), std::string::npos);
+  EXPECT_NE(html.find(">never caught up<"), std::string::npos);
+  size_t rows = 0;
+  for (size_t at = 0; (at = html.find("<tr class=\"score\">", at)) != std::string::npos; ++at) {
+    ++rows;
+  }
+  EXPECT_EQ(rows, 3u);
+  EXPECT_NE(html.find("3 scored from elsewhere"), std::string::npos);
 }
 
 TEST(LedgerSite, TrialPageShowsNumbersForecastRegimeInputsAndTheReceipt) {
