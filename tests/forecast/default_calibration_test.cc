@@ -1,0 +1,71 @@
+// The default calibration is evidence, not a constant: refitting it from the calibration battery's
+// ledger committed in bench/calibration/ (its hash chain verified first) gives the curve,
+// residuals and signal that src/forecast/default_calibration.cc holds, to the 6 significant
+// digits it was written with. A change to the fit, or a default pasted from another run, fails.
+
+#include <gtest/gtest.h>
+#include <zstd.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "forecast/calibration.h"
+#include "ledger/ledger.h"
+#include "testing/testing.h"
+
+namespace preflight::forecast {
+namespace {
+
+constexpr const char* kLedger = "/bench/calibration/ledger-tiny-300-2026-12-03.jsonl.zst";
+
+std::string Unzstd(const std::string& packed) {
+  const unsigned long long size = ZSTD_getFrameContentSize(packed.data(), packed.size());
+  if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN) return "";
+  std::string out(size, '\0');
+  const size_t got = ZSTD_decompress(out.data(), out.size(), packed.data(), packed.size());
+  if (ZSTD_isError(got)) return "";
+  out.resize(got);
+  return out;
+}
+
+void ExpectClose(double a, double b, const std::string& what) {
+  EXPECT_LE(std::abs(a - b), 1e-5 * std::max(1.0, std::abs(b))) << what << ": " << a << " vs " << b;
+}
+
+TEST(DefaultCalibration, IsWhatTheCommittedBatteryLedgerFits) {
+  const std::string dir = testing::ScratchDir("default_calibration");
+  const std::string ledger = dir + "/ledger.jsonl";
+  const std::string text =
+      Unzstd(testing::ReadText(std::string(PREFLIGHT_SOURCE_DIR) + kLedger));
+  ASSERT_FALSE(text.empty()) << kLedger;
+  testing::WriteText(ledger, text);
+  auto verified = ledger::Verify(ledger);
+  ASSERT_TRUE(verified.ok()) << verified.status().message();
+  ASSERT_TRUE(verified->ok) << "line " << verified->first_bad_line << ": " << verified->reason;
+  auto receipts = ledger::ReadAll(ledger);
+  ASSERT_TRUE(receipts.ok());
+
+  const std::vector<Example> examples = ExamplesFromReceipts(*receipts);
+  auto fit = Calibrate(examples, CandidateSignals(), "refit");
+  ASSERT_TRUE(fit.ok()) << fit.status().message();
+  const Calibration& d = DefaultCalibration();
+  EXPECT_EQ(fit->signal, d.signal);
+  EXPECT_EQ(fit->examples, d.examples);
+  EXPECT_EQ(fit->groups, d.groups);
+  EXPECT_EQ(fit->scale.trials, d.scale.trials);
+  EXPECT_EQ(fit->Neighbours(), d.Neighbours());
+  ASSERT_EQ(fit->curve.size(), d.curve.size());
+  for (size_t i = 0; i < d.curve.size(); ++i) {
+    ExpectClose(fit->curve[i].x, d.curve[i].x, "knot x " + std::to_string(i));
+    ExpectClose(fit->curve[i].y, d.curve[i].y, "knot y " + std::to_string(i));
+  }
+  ASSERT_EQ(fit->residuals.size(), d.residuals.size());
+  for (size_t i = 0; i < d.residuals.size(); ++i) {
+    ExpectClose(fit->residuals[i].x, d.residuals[i].x, "residual x " + std::to_string(i));
+    ExpectClose(fit->residuals[i].r, d.residuals[i].r, "residual " + std::to_string(i));
+  }
+}
+
+}  // namespace
+}  // namespace preflight::forecast
