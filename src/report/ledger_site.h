@@ -9,10 +9,11 @@
 // net saving, line#identity for y = x), svg#accuracy-plot (the running decision accuracy in
 // ledger order) and svg#reliability-plot (the forecasts' probabilities binned against how often
 // curating paid, g.reliability-bin per bin; ledger_site_plot.h), "ladders" (section: an
-// svg.ladder-plot per ladder, id "ladder-<hash16>", or p#no-ladders), "batteries", "trains" and
-// "scores" (tables, a tr.score per score receipt, or a p saying there are none). trials/<hash16>.html, stable ids: "numbers", "forecast",
-// "regime", "inputs", "receipt" (the receipt pretty-printed in a <pre>), and a#report when
-// report.html still exists. Pure functions: same data, same bytes.
+// svg.ladder-plot per ladder, id "ladder-<hash16>", or p#no-ladders), "batteries", "trains"
+// and "scores" (tables, a tr.score per score receipt, or a p saying there are none).
+// trials/<hash16>.html, stable ids: "numbers", "forecast", "regime", "inputs", "receipt" (the
+// receipt pretty-printed in a <pre>), and a#report when report.html still exists. Pure
+// functions: same data, same bytes.
 
 #include <cstdint>
 #include <optional>

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -20,6 +21,7 @@ namespace {
 constexpr const char* kLedger = "/bench/calibration/ledger-tiny-300-2026-12-03.jsonl.zst";
 
 std::string Unzstd(const std::string& packed) {
+  // One frame, as the `zstd` command writes a file: its header holds the unpacked size.
   const unsigned long long size = ZSTD_getFrameContentSize(packed.data(), packed.size());
   if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN) return "";
   std::string out(size, '\0');
@@ -29,8 +31,9 @@ std::string Unzstd(const std::string& packed) {
   return out;
 }
 
+// Equal to the 6 significant digits the default was written with.
 void ExpectClose(double a, double b, const std::string& what) {
-  EXPECT_LE(std::abs(a - b), 1e-5 * std::max(1.0, std::abs(b))) << what << ": " << a << " vs " << b;
+  EXPECT_LE(std::abs(a - b), 6e-6 * std::abs(b) + 1e-12) << what << ": " << a << " vs " << b;
 }
 
 TEST(DefaultCalibration, IsWhatTheCommittedBatteryLedgerFits) {
@@ -53,7 +56,11 @@ TEST(DefaultCalibration, IsWhatTheCommittedBatteryLedgerFits) {
   EXPECT_EQ(fit->signal, d.signal);
   EXPECT_EQ(fit->examples, d.examples);
   EXPECT_EQ(fit->groups, d.groups);
+  EXPECT_EQ(fit->scale.model, d.scale.model);  // the pilot scale: a forecast at another scale
+  EXPECT_EQ(fit->scale.steps, d.scale.steps);  // widens its interval (Calibration::Predict)
+  EXPECT_EQ(fit->scale.tokens, d.scale.tokens);
   EXPECT_EQ(fit->scale.trials, d.scale.trials);
+  EXPECT_EQ(fit->scale.informative, d.scale.informative);
   EXPECT_EQ(fit->Neighbours(), d.Neighbours());
   ASSERT_EQ(fit->curve.size(), d.curve.size());
   for (size_t i = 0; i < d.curve.size(); ++i) {

@@ -121,12 +121,15 @@ inline CliResult RunCli(const std::string& args, const std::string& cwd = ".") {
   return RunCli(SplitWords(args), cwd);
 }
 
-// Starts `preflight <args>` (output discarded), waits until `path` exists (at most 60 s), then
-// kills it with SIGKILL, without warning, as a crash or an out-of-memory kill would. Returns
-// whether `path` appeared before the kill.
+// Starts `preflight <args>` (output discarded), waits until `path` exists (at most 60 s, or
+// until the command ends by itself), then kills it with SIGKILL, without warning, as a crash or
+// an out-of-memory kill would. Returns whether `path` appeared before the kill.
 inline bool KillCliOnceExists(const std::string& args, const std::string& path) {
   std::vector<std::string> argv = SplitWords(args);
   argv.insert(argv.begin(), PREFLIGHT_BINARY);
+  std::vector<char*> words;  // built before fork: the child only opens, dups and execs
+  for (const std::string& a : argv) words.push_back(const_cast<char*>(a.c_str()));
+  words.push_back(nullptr);
   pid_t pid = ::fork();
   if (pid == 0) {
     int null = ::open("/dev/null", O_RDWR);
@@ -134,19 +137,23 @@ inline bool KillCliOnceExists(const std::string& args, const std::string& path) 
     ::dup2(null, 0);
     ::dup2(null, 1);
     ::dup2(null, 2);
-    std::vector<char*> words;
-    for (const std::string& a : argv) words.push_back(const_cast<char*>(a.c_str()));
-    words.push_back(nullptr);
     ::execv(words[0], words.data());
     ::_exit(127);
   }
   if (pid < 0) return false;
+  int status = 0;
+  bool ended = false;
   for (int i = 0; i < 6000 && !Exists(path); ++i) {
+    if (::waitpid(pid, &status, WNOHANG) == pid) {
+      ended = true;  // it exited (or failed) before writing `path`
+      break;
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  ::kill(pid, SIGKILL);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
+  if (!ended) {
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, &status, 0);
+  }
   return Exists(path);
 }
 
