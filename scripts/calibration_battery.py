@@ -419,6 +419,12 @@ def _broad(name, label, without):
               why="most of the pool's sources: a random quarter already holds most of it")
 
 
+def _like(corpus, label):
+    """A pool of one corpus, and a target that samples all of that corpus."""
+    return _t("like-" + corpus, label, "pool_like_target", DNP, ALL_DOMAINS[corpus],
+              pool="only:" + corpus)
+
+
 PLAN = [
     # present: the target's domain is in the mixed pool at its natural share.
     _t("py-asyncio", "Python: asyncio package", "present", P, ["py-asyncio"]),
@@ -460,24 +466,15 @@ PLAN = [
     _t("absent-fortunes-misc", "fortunes, none in the pool", "absent", DNP, ["fortunes-misc"],
        pool="without:fortunes", why="short quips: prose is near but unlike"),
     # pool_like_target: the pool is the target's own corpus; the target samples all of it.
-    _t("like-brown", "all of Brown, pool of Brown only", "pool_like_target", DNP,
-       ALL_DOMAINS["brown"], pool="only:brown"),
-    _t("like-python", "all of Python, pool of Python only", "pool_like_target", DNP,
-       ALL_DOMAINS["python"], pool="only:python"),
-    _t("like-sotu", "all addresses, pool of addresses only", "pool_like_target", DNP,
-       ALL_DOMAINS["sotu"], pool="only:sotu"),
-    _t("like-mail", "all mail, pool of mail only", "pool_like_target", DNP,
-       ALL_DOMAINS["mail"], pool="only:mail"),
-    _t("like-man", "all man pages, pool of man pages only", "pool_like_target", DNP,
-       ALL_DOMAINS["man"], pool="only:man"),
-    _t("like-wordnet", "all WordNet, pool of WordNet only", "pool_like_target", DNP,
-       ALL_DOMAINS["wordnet"], pool="only:wordnet"),
-    _t("like-cxx", "all of libstdc++, pool of C++ headers only", "pool_like_target", DNP,
-       ALL_DOMAINS["cxx"], pool="only:cxx"),
-    _t("like-pydoc", "all Python docs, pool of Python docs only", "pool_like_target", DNP,
-       ALL_DOMAINS["pydoc"], pool="only:pydoc"),
-    _t("like-fortunes", "all fortunes, pool of fortunes only", "pool_like_target", DNP,
-       ALL_DOMAINS["fortunes"], pool="only:fortunes"),
+    _like("brown", "all of Brown, pool of Brown only"),
+    _like("python", "all of Python, pool of Python only"),
+    _like("sotu", "all addresses, pool of addresses only"),
+    _like("mail", "all mail, pool of mail only"),
+    _like("man", "all man pages, pool of man pages only"),
+    _like("wordnet", "all WordNet, pool of WordNet only"),
+    _like("cxx", "all of libstdc++, pool of C++ headers only"),
+    _like("pydoc", "all Python docs, pool of Python docs only"),
+    _like("fortunes", "all fortunes, pool of fortunes only"),
     # pool_mixture: the target is drawn with its pool's own mixture (several draws, pools).
     _pool_mixture("mix-all", "the mixed pool's mixture, draw 0", "mixed", 0),
     _pool_mixture("mixpool-no-python", "the mixture of the pool without Python",
