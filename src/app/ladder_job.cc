@@ -102,7 +102,10 @@ double CuratedBytes(const trial::TrialOutcome& o) {
   return 0;
 }
 
-Result<LadderRungOutcome> RunRung(const LadderRequest& r, size_t i, const TrialObserver& observer) {
+// `checked`: what the ladder's own check read of rung 1's inputs (null for the other rungs), used
+// when rung 1 trains on arms it selects itself, so that its pool is not read a second time.
+Result<LadderRungOutcome> RunRung(const LadderRequest& r, size_t i, const TrialObserver& observer,
+                                  trial::CheckedInputs* checked) {
   LadderRungOutcome out;
   out.rung = r.rungs[i];
   const trial::TrialConfig config = RungConfig(r, i);
@@ -130,7 +133,9 @@ Result<LadderRungOutcome> RunRung(const LadderRequest& r, size_t i, const TrialO
     out.trial = std::move(*finished);
     out.reused = true;
   } else {
-    PF_ASSIGN_OR_RETURN(out.trial, RunTrialJob({config, r.ledger_path, false, ""}, observer));
+    TrialRequest request{config, r.ledger_path, false, ""};
+    if (how.empty()) request.checked = checked;  // arms lent by another trial: nothing to reuse
+    PF_ASSIGN_OR_RETURN(out.trial, RunTrialJob(request, observer));
   }
   out.point = PointOf(out.trial.outcome, out.flops);
   return out;
@@ -238,13 +243,15 @@ Result<LadderJob> RunLadderJob(const LadderRequest& r, const TrialObserver& obse
     return Status::InvalidArgument("--project-to must be a positive number of FLOPs");
   }
   PF_RETURN_IF_ERROR(ledger::CheckAppendable(r.ledger_path));
-  // The inputs and the first rung's folder, inside --out (the same probe), before any write.
-  PF_RETURN_IF_ERROR(trial::CheckTrial(RungConfig(r, 0)));
+  // The inputs and the first rung's folder, inside --out (the same probe), before any write;
+  // what it read goes on to rung 1's trial.
+  trial::CheckedInputs first;
+  PF_RETURN_IF_ERROR(trial::CheckTrial(RungConfig(r, 0), &first, observer.progress));
   PF_RETURN_IF_ERROR(MakeDirectories(r.out_dir));
   LadderJob job;
   std::vector<trial::LadderPoint> points;
   for (size_t i = 0; i < r.rungs.size(); ++i) {
-    PF_ASSIGN_OR_RETURN(LadderRungOutcome rung, RunRung(r, i, observer));
+    PF_ASSIGN_OR_RETURN(LadderRungOutcome rung, RunRung(r, i, observer, i == 0 ? &first : nullptr));
     job.core_seconds += rung.trial.outcome.core_seconds;
     job.flops += rung.trial.outcome.flops;
     points.push_back(rung.point);

@@ -85,7 +85,11 @@ Result<TrialJob> RunTrialJob(const TrialRequest& request, const TrialObserver& o
   // The inputs are read once: what the check read is passed on to the trial (leader only).
   trial::CheckedInputs checked;
   if (leader) {
-    PF_RETURN_IF_ERROR(trial::CheckTrial(config, &checked, observer.progress));
+    if (request.checked) {
+      checked = std::move(*request.checked);
+    } else {
+      PF_RETURN_IF_ERROR(trial::CheckTrial(config, &checked, observer.progress));
+    }
     PF_RETURN_IF_ERROR(ledger::CheckAppendable(request.ledger_path));
   }
   if (leader && request.forecast_first && !config.IsScheduleTrial() &&

@@ -25,6 +25,9 @@ struct TrialRequest {
   bool forecast_first = true;
   std::string group;  // the forecast's group (a battery target's corpus); "" = the target's own
   nlohmann::json plan = nullptr;  // the --budget plan (app/budget_plan.h), recorded in the receipt
+  // What trial::CheckTrial already read of this config's inputs (a ladder's check of its first
+  // rung): taken over instead of reading the inputs again. Null: the job checks them itself.
+  trial::CheckedInputs* checked = nullptr;
 };
 
 struct TrialObserver {
