@@ -143,9 +143,11 @@ Prediction Calibration::Predict(const SignalValue& x, double decision_cost,
   const bool has_interval = x.lo < x.hi;
   const bool closer = x.value > 0 && (!has_interval || x.lo > 0);
   const bool indistinct = has_interval && x.lo <= 0 && 0 <= x.hi;
-  if (closer && p.expected > decision_cost) {
+  if (indistinct) {  // the gate (calibration.h): nothing measurable to pay the selection for
+    p.verdict = "random";
+  } else if (closer && p.expected > decision_cost) {
     p.verdict = "curate";
-  } else if (!indistinct && p.expected < -decision_cost) {
+  } else if (p.expected < -decision_cost) {
     p.verdict = "random";
   } else {
     p.verdict = "uncertain";

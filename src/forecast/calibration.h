@@ -19,9 +19,12 @@
 //   expected          the outcomes' mean: the expected saving of curating, in the trial's units
 // The decision minimises expected compute with the forecast's own cost c (a fraction of the
 // trial's compute) counted, and curates only on a signal that says the curated quarter is
-// closer: curate when x > 0, the signal's own interval (when it has one) lies above 0, and
-// expected > c; random when expected < -c; otherwise `uncertain` (the signal cannot tell the
-// quarters apart, or the expected gain of deciding is below what the forecast cost).
+// closer. First the gate: when the signal's own interval covers 0, the curated quarter is not
+// measurably closer to the target than a random one, so curating would pay for a selection
+// that bought nothing measurable: random, whatever the curve says (the simplest thing wins
+// until the selection shows it found something). Past the gate: curate when x > 0, its
+// interval (when it has one) lies above 0, and expected > c; random when expected < -c;
+// otherwise `uncertain` (the expected gain of deciding is below what the forecast cost).
 // A trial whose curated arm never caught up is labelled y = -1: curating spent its whole budget
 // and then needed the random run (twice the random arm's compute to L* at these pilots, where
 // the random arm reaches L* near the budget's end), the same price held_out.h charges it.

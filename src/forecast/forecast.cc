@@ -279,7 +279,8 @@ Result<std::string> Decide(const ForecastConfig& c, const Measured& m, ForecastO
   if (x.lo < x.hi && x.lo <= 0 && 0 <= x.hi) {
     reason += fmt::format(
         "; its 80% interval ({:+.4f} .. {:+.4f}) covers 0: the curated quarter is not measurably "
-        "closer to the target than a random one, so not curate",
+        "closer to the target than a random one, so curating would pay for a selection that "
+        "bought nothing measurable: random, whatever the chance above",
         x.lo, x.hi);
   }
   if (!same_scale) {

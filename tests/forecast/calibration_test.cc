@@ -142,11 +142,26 @@ TEST(Predict, AZeroSignalIsNeverCurate) {
     EXPECT_NE(p.verdict, "curate") << x.value;
   }
   // Closer on average, but its own interval covers 0: not measurably closer, so not curate.
-  EXPECT_EQ(c.Predict({0.002, -0.001, 0.005}, 0).verdict, "uncertain");
+  EXPECT_NE(c.Predict({0.002, -0.001, 0.005}, 0).verdict, "curate");
   EXPECT_EQ(c.Predict({0.002, 0.001, 0.005}, 0).verdict, "curate");
-  // An interval covering 0 is not a verdict of random either.
+}
+
+// The gate: a signal whose own interval covers 0 says the selection found nothing a random
+// quarter lacks, so curating would pay for it in vain: random, however well the curve and its
+// residuals say curating pays there, and whatever the forecast cost.
+TEST(Predict, AQuarterNotMeasurablyCloserIsRandomWhateverTheCurve) {
+  const Calibration good = Curve({{0, 0}, {0.1, 0.5}}, AtZero({0.4, 0.5, 0.6, 0.7}));
+  const Prediction p = good.Predict({0.02, -0.001, 0.04}, 0);
+  EXPECT_GT(p.expected, 0);  // the curve alone would curate
+  EXPECT_GT(p.probability, 0.5);
+  EXPECT_EQ(p.verdict, "random");
+  EXPECT_EQ(good.Predict({0.02, 0.001, 0.04}, 0).verdict, "curate");  // the same, but closer
+  // Without an interval (lo == hi) there is no gate: the curve and the cost decide.
+  EXPECT_EQ(good.Predict({0.02, 0.02, 0.02}, 0).verdict, "curate");
+  // A signal measurably below 0 is past the gate; a curve that says it loses makes it random.
   const Calibration bad = Curve({{0, 0}, {0.1, 0.5}}, AtZero({-0.9, -0.8, -0.7}));
-  EXPECT_EQ(bad.Predict({0.001, -0.001, 0.003}, 0.01).verdict, "uncertain");
+  EXPECT_EQ(bad.Predict({-0.01, -0.02, -0.005}, 0.01).verdict, "random");
+  EXPECT_EQ(bad.Predict({0.001, -0.001, 0.003}, 0.01).verdict, "random");
   EXPECT_EQ(bad.Predict({0.001, 0.0005, 0.003}, 0.01).verdict, "random");
 }
 
