@@ -894,20 +894,32 @@ def build(src, out_dir, cfg, log):
 # The figures by kind: `preflight forecast --calibrate --json`'s leave-one-corpus-out rows joined
 # to the spec's kinds.
 
+def battery_and_target(row_name):
+    """(battery, target) in a row's name ("calibration:py-asyncio (label)"); battery None when
+    the name carries none."""
+    battery, name = row_name.split(":", 1) if ":" in row_name else (None, row_name)
+    return battery, name.split(" (", 1)[0]
+
+
 def target_of(row_name):
     """The spec's target name in a row's name ("calibration:py-asyncio (label)")."""
-    name = row_name.split(":", 1)[1] if ":" in row_name else row_name
-    return name.split(" (", 1)[0]
+    return battery_and_target(row_name)[1]
 
 
-def by_kind(spec, held_out):
+def by_kind(specs, held_out):
     """Per kind: targets, how many did not pay (net <= 0 or never caught up), and of those how
     many the held-out forecast caught (random), abstained on, missed (curate); and of those that
-    paid, how many it curated."""
-    kinds = {t["name"]: t["kind"] for t in spec["targets"]}
+    paid, how many it curated. specs: one battery spec or several (a ledger may hold the trials
+    of several batteries; a row's battery is the prefix of its name)."""
+    specs = [specs] if isinstance(specs, dict) else specs
+    kinds = {}
+    for spec in specs:
+        for t in spec["targets"]:
+            kinds[(spec.get("name", "calibration"), t["name"])] = t["kind"]
+            kinds.setdefault((None, t["name"]), t["kind"])
     out = {}
     for row in held_out["rows"]:
-        kind = kinds.get(target_of(row["target"]), "unknown")
+        kind = kinds.get(battery_and_target(row["target"]), "unknown")
         k = out.setdefault(kind, {"targets": 0, "did_not_pay": 0, "caught": 0, "abstained": 0,
                                   "missed": 0, "paid_curated": 0, "never_caught_up": 0})
         k["targets"] += 1
@@ -921,12 +933,14 @@ def by_kind(spec, held_out):
     return out
 
 
-def print_by_kind(spec_path, calibrate_json):
-    with open(spec_path, encoding="utf-8") as f:
-        spec = json.load(f)
+def print_by_kind(spec_paths, calibrate_json):
+    specs = []
+    for path in spec_paths:
+        with open(path, encoding="utf-8") as f:
+            specs.append(json.load(f))
     with open(calibrate_json, encoding="utf-8") as f:
         doc = json.load(f)
-    table = by_kind(spec, doc["held_out"])
+    table = by_kind(specs, doc["held_out"])
     print("| kind | targets | did not pay (never caught up) | caught (random) | abstained | "
           "missed (curate) | paid and curated |")
     print("|---|---|---|---|---|---|---|")
@@ -958,7 +972,9 @@ def main(argv):
     ap.add_argument("--by-kind", metavar="CALIBRATE_JSON",
                     help="print the leave-one-corpus-out figures of `preflight forecast "
                          "--calibrate --json` by kind (with --spec) and exit")
-    ap.add_argument("--spec", help="the battery.json the calibration's trials ran (--by-kind)")
+    ap.add_argument("--spec", action="append",
+                    help="the battery.json the calibration's trials ran (--by-kind; once per "
+                         "battery when the ledger holds several)")
     for key, value in DEFAULTS.items():
         ap.add_argument("--" + key.replace("_", "-"), type=type(value), default=value)
     args = ap.parse_args(argv)

@@ -1,5 +1,6 @@
-// The default calibration is evidence, not a constant: refitting it from the calibration battery's
-// ledger committed in bench/calibration/ (its hash chain verified first) gives the curve,
+// The default calibration is evidence, not a constant: refitting it from the ledger of the
+// calibration and hold-out batteries committed in bench/calibration/ (its hash chain verified
+// first) gives the curve,
 // residuals and signal that src/forecast/default_calibration.cc holds, to the 6 significant
 // digits it was written with. A change to the fit, or a default pasted from another run, fails.
 
@@ -18,7 +19,7 @@
 namespace preflight::forecast {
 namespace {
 
-constexpr const char* kLedger = "/bench/calibration/ledger-tiny-300-2026-12-03.jsonl.zst";
+constexpr const char* kLedger = "/bench/calibration/ledger-tiny-300-2026-12-04.jsonl.zst";
 
 std::string Unzstd(const std::string& packed) {
   // One frame, as the `zstd` command writes a file: its header holds the unpacked size.

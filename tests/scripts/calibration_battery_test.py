@@ -231,6 +231,13 @@ class CalibrationBatteryTest(unittest.TestCase):
         self.assertEqual(table["rare"]["did_not_pay"], 0)
         self.assertEqual(table["rare"]["paid_curated"], 0)
         self.assertEqual(cb.target_of("py-asyncio"), "py-asyncio")
+        # A ledger of two batteries: the same target name in each, told apart by the prefix.
+        other = {"name": "holdout", "targets": [{"name": "mixpool-1", "kind": "present"}]}
+        rows.append({"target": "holdout:mixpool-1 (y)", "verdict": "curate", "net": 0.3})
+        both = cb.by_kind([self.spec, other], {"rows": rows})
+        self.assertEqual(both["pool_mixture"]["targets"], 3)
+        self.assertEqual(both["present"]["targets"], 2)
+        self.assertEqual(both["present"]["paid_curated"], 2)
 
     def test_same_bytes_twice(self):
         again = os.path.join(self.tmp, "b")
