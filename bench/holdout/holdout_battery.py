@@ -191,8 +191,14 @@ def main(argv):
         return 0
     if not args.out:
         ap.error("--out is required")
+    src = cb.Sources(None, None)
+    needed = [name for c in CORPORA if c.name != "info" for _, name, _ in c.packages]
+    missing = [name for name in needed if src.deb_version(name) == "missing"]
+    if missing:  # the Info manuals are read from whichever of their packages are installed
+        raise SystemExit("holdout-battery: not installed: %s (sudo apt-get install %s)"
+                         % (", ".join(missing), " ".join(missing)))
     cfg = dict(cb.DEFAULTS)
-    spec = cb.build(cb.Sources(None, None), args.out, cfg,
+    spec = cb.build(src, args.out, cfg,
                     lambda msg: print(msg, file=sys.stderr, flush=True))
     spec["name"] = "holdout"
     spec["description"] = ("The hold-out battery (bench/holdout/): %d targets over 5 corpora "
