@@ -32,9 +32,14 @@ Result<double> GenreShare(const std::string& path, const std::string& genre) {
 Result<BatteryTarget> DemoTarget(const DemoRequest& r) {
   const std::string path = JoinPath(r.data_dir, "battery.json");
   if (!PathExists(path)) {
-    return Status::NotFound(path +
-                            ": the built-in battery is missing; run scripts/setup.sh (or "
-                            "scripts/fetch-data.sh) first");
+    // A relative --data is read from the working directory: say so, for a demo started
+    // elsewhere than the repository's root.
+    const std::string where =
+        r.data_dir.empty() || r.data_dir[0] == '/' ? "" : " (read from the working directory)";
+    return Status::NotFound(path + where +
+                            ": the built-in battery is missing; run the demo from the "
+                            "repository's root (or pass --data), after scripts/setup.sh (or "
+                            "scripts/fetch-data.sh)");
   }
   PF_ASSIGN_OR_RETURN(BatterySpec spec, ReadBatterySpec(path));
   return FindTarget(spec, r.target);
