@@ -25,36 +25,34 @@ import calibration_battery as cb  # noqa: E402  (the cutting, pooling and drawin
 SEED = "preflight-holdout-v1"
 
 
+def domain_of(rel, rules, default):
+    """The domain of the first rule (match(top folder, path), domain) that rel meets."""
+    top = rel.split("/")[0]
+    return next((domain for match, domain in rules if match(top, rel)), default)
+
+
+PERL_RULES = [
+    (lambda top, rel: top in ("Test", "Test2", "TAP"), "perl-test"),
+    (lambda top, rel: top in ("ExtUtils", "CPAN", "Module", "App"), "perl-build"),
+    (lambda top, rel: top == "Pod" or rel.endswith(".pod"), "perl-pod"),
+]
+CMAKE_RULES = [
+    (lambda top, rel: top.startswith("Find"), "cmake-find"),
+    (lambda top, rel: top.startswith("Check"), "cmake-check"),
+    (lambda top, rel: top in ("Compiler", "CompilerId", "Platform"), "cmake-platform"),
+]
+
+
 def read_perl(src):
     for rel, path in src.deb_files(["perl-modules-5.36"], "/usr/share/perl/5.36.0/"):
-        if not rel.endswith((".pm", ".pod")):
-            continue
-        top = rel.split("/")[0]
-        if top in ("Test", "Test2", "TAP"):
-            domain = "perl-test"
-        elif top in ("ExtUtils", "CPAN", "Module", "App"):
-            domain = "perl-build"
-        elif top == "Pod" or rel.endswith(".pod"):
-            domain = "perl-pod"
-        else:
-            domain = "perl-other"
-        yield rel, domain, cb.read_text(path)
+        if rel.endswith((".pm", ".pod")):
+            yield rel, domain_of(rel, PERL_RULES, "perl-other"), cb.read_text(path)
 
 
 def read_cmake(src):
     for rel, path in src.deb_files(["cmake-data"], "/usr/share/cmake-3.25/Modules/"):
-        if not rel.endswith((".cmake", ".in", ".c", ".cxx", ".h")):
-            continue
-        top = rel.split("/")[0]
-        if top.startswith("Find"):
-            domain = "cmake-find"
-        elif top.startswith("Check"):
-            domain = "cmake-check"
-        elif top in ("Compiler", "CompilerId", "Platform"):
-            domain = "cmake-platform"
-        else:
-            domain = "cmake-other"
-        yield rel, domain, cb.read_text(path)
+        if rel.endswith((".cmake", ".in", ".c", ".cxx", ".h")):
+            yield rel, domain_of(rel, CMAKE_RULES, "cmake-other"), cb.read_text(path)
 
 
 def read_locales(src):
