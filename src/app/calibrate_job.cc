@@ -75,7 +75,7 @@ std::string CalibrateText(const CalibrateJob& job) {
         "Forecasts use the default calibration: {} ({} trials).\n",
         job.examples, job.ledger_path, c.source, c.examples);
   }
-  std::string out = fmt::format("calibrate: learned from {} trials ({} corpora) in {}\n",
+  std::string out = fmt::format("calibrate: learned from {} trials ({} corpus groups) in {}\n",
                                 job.examples, c.groups, job.ledger_path);
   out += fmt::format(
       "  chosen signal {} (smallest out-of-corpus error); net saving as a non-decreasing curve "

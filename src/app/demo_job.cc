@@ -34,8 +34,8 @@ Result<BatteryTarget> DemoTarget(const DemoRequest& r) {
   if (!PathExists(path)) {
     // A relative --data is read from the working directory: say so, for a demo started
     // elsewhere than the repository's root.
-    const std::string where =
-        r.data_dir.empty() || r.data_dir[0] == '/' ? "" : " (read from the working directory)";
+    const bool absolute = !r.data_dir.empty() && r.data_dir[0] == '/';
+    const std::string where = absolute ? "" : " (read from the working directory)";
     return Status::NotFound(path + where +
                             ": the built-in battery is missing; run the demo from the "
                             "repository's root (or pass --data), after scripts/setup.sh (or "

@@ -115,7 +115,7 @@ std::string ForecastText(const ForecastJob& job) {
       "classifier AUC as shares)\n";
   text += SignalLines(job);
   text += fmt::format(
-      "calibration: {} ({} trials from {} corpora; pilot {}/{} steps, {} of {} "
+      "calibration: {} ({} trials from {} corpus groups; pilot {}/{} steps, {} of {} "
       "informative by the regime check)\n",
       cal.source, cal.examples, cal.groups, cal.scale.model, cal.scale.steps, cal.scale.informative,
       cal.scale.trials);

@@ -10,7 +10,7 @@ namespace preflight::forecast {
 namespace {
 
 constexpr double kLevel = 0.8;             // the interval's coverage
-constexpr double kClearProbability = 0.9;  // a verdict this sure (either way) is "clear"
+constexpr double kClearProbability = 0.9;  // a verdict this sure (its way) is "clear"
 constexpr double kOtherScaleWidening = 2;  // residuals' factor at a scale not calibrated
 
 double Clip(double v) { return std::clamp(v, -1.0, 1.0); }
@@ -152,7 +152,11 @@ Prediction Calibration::Predict(const SignalValue& x, double decision_cost,
   } else {
     p.verdict = "uncertain";
   }
-  const bool sure = p.probability >= kClearProbability || p.probability <= 1 - kClearProbability;
+  // Clear: the probability agrees with the verdict at the threshold. A gated `random` whose curve
+  // says curating would likely pay is therefore `weak`, never "random (clear)" at 95%.
+  const bool pays = p.probability >= kClearProbability;
+  const bool loses = p.probability <= 1 - kClearProbability;
+  const bool sure = p.verdict == "curate" ? pays : p.verdict == "random" ? loses : pays || loses;
   p.strength = sure ? "clear" : "weak";
   return p;
 }

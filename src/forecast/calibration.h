@@ -83,7 +83,7 @@ struct Prediction {
   double decision_cost = 0;           // the forecast's cost the decision weighed
   bool scale_matches = true;
   std::string verdict;   // curate | random | uncertain
-  std::string strength;  // clear (probability <= 0.1 or >= 0.9) | weak
+  std::string strength;  // clear: curate at p >= 0.9, random at p <= 0.1, uncertain at either | weak
 };
 
 // An example's miss by the curve fitted without its group, at its signal x.

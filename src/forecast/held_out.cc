@@ -183,7 +183,7 @@ std::string FormatHeldOut(const nlohmann::json& h) {
   };
   const auto& v = h["value_runs_per_target"];
   std::string out = fmt::format(
-      "  leave-one-corpus-out ({} targets, {} corpora):\n"
+      "  leave-one-corpus-out ({} targets, {} corpus groups):\n"
       "    clear cases (|net| >= 10% or never caught up): {} right   (always curate: {})\n"
       "    abstained {} of {} ({:.0f}%)   80% interval coverage {:.0f}%   mean |error| {:.3f}\n"
       "    compute per target, in random-arm runs to L*: following {:.3f} (its verdicts alone "

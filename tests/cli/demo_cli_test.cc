@@ -28,6 +28,10 @@ TEST(DemoCli, OutsideTheRepositoryItSaysWhereItLookedAndWhatToDo) {
   EXPECT_EQ(absolute.exit_code, 2) << absolute.err;
   EXPECT_EQ(absolute.err.find("working directory"), std::string::npos) << absolute.err;
   EXPECT_NE(absolute.err.find(dir + "/nodata/battery.json"), std::string::npos) << absolute.err;
+
+  auto empty = RunCli(std::vector<std::string>{"demo", "--data", "", "--out", "out"}, dir);
+  EXPECT_EQ(empty.exit_code, 2) << empty.err;
+  EXPECT_NE(empty.err.find("(read from the working directory)"), std::string::npos) << empty.err;
 }
 
 }  // namespace

@@ -155,7 +155,10 @@ TEST(Predict, AQuarterNotMeasurablyCloserIsRandomWhateverTheCurve) {
   EXPECT_GT(p.expected, 0);  // the curve alone would curate
   EXPECT_GT(p.probability, 0.5);
   EXPECT_EQ(p.verdict, "random");
+  EXPECT_GE(p.probability, 0.9);  // the curve is sure curating pays, so the gated verdict is weak
+  EXPECT_EQ(p.strength, "weak");
   EXPECT_EQ(good.Predict({0.02, 0.001, 0.04}, 0).verdict, "curate");  // the same, but closer
+  EXPECT_EQ(good.Predict({0.02, 0.001, 0.04}, 0).strength, "clear");
   // Without an interval (lo == hi) there is no gate: the curve and the cost decide.
   EXPECT_EQ(good.Predict({0.02, 0.02, 0.02}, 0).verdict, "curate");
   // A signal measurably below 0 is past the gate; a curve that says it loses makes it random.
