@@ -270,8 +270,8 @@ Result<std::string> Decide(const ForecastConfig& c, const Measured& m, ForecastO
   const bool same_scale = cal.scale.Matches(c.model_name, c.steps);
   out.prediction = cal.Predict(chosen->second, out.fraction_of_trial, same_scale);
   std::string reason = fmt::format(
-      "{} = {:.4f} on a monotone curve fitted on {} trials ({} corpus groups); chance that curating "
-      "pays {:.0f}%, "
+      "{} = {:.4f} on a monotone curve fitted on {} trials ({} corpus groups); chance that "
+      "curating pays {:.0f}%, "
       "expected net saving {:+.1f}% against the forecast's cost of {:.2f}% of the trial",
       cal.signal, chosen->second.value, cal.examples, cal.groups, 100 * out.prediction.probability,
       100 * out.prediction.expected, 100 * out.fraction_of_trial);
