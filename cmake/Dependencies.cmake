@@ -25,7 +25,7 @@ endmacro()
 # BLAS for the training engine: BLIS (fastest at transformer shapes here, doc/train.md) or
 # OpenBLAS. Debian ships each in several threading flavours; the engine wants the OpenMP BLIS so
 # that BLIS and the engine's own loops share one OpenMP thread pool. preflight::blas is the
-# chosen one, with PREFLIGHT_BLAS_BLIS or PREFLIGHT_BLAS_OPENBLAS defined for src/train/blas.cc.
+# chosen one, with PREFLIGHT_BLAS_BLIS or PREFLIGHT_BLAS_OPENBLAS defined for src/engine/blas.cc.
 find_library(BLIS_LIBRARY NAMES blis PATHS /usr/lib/x86_64-linux-gnu/blis-openmp NO_DEFAULT_PATH)
 if(NOT BLIS_LIBRARY)
   find_library(BLIS_LIBRARY NAMES blis-mt blis)
@@ -66,10 +66,10 @@ endif()
 
 find_package(GTest QUIET)
 find_package(benchmark QUIET)
-find_package(MPI QUIET COMPONENTS CXX)  # libopenmpi-dev + openmpi-bin: mpirun support (src/dist)
+find_package(MPI QUIET COMPONENTS CXX)  # libopenmpi-dev + openmpi-bin: mpirun support (src/mpi)
 # MPI support is built into the same binary when OpenMPI is found; without mpirun the binary
-# behaves as without it (src/dist/mpi.h). -DPREFLIGHT_MPI=OFF leaves it out.
-option(PREFLIGHT_MPI "Build MPI (mpirun) support into preflight (src/dist)" ${MPI_CXX_FOUND})
+# behaves as without it (src/mpi/ranks.h). -DPREFLIGHT_MPI=OFF leaves it out.
+option(PREFLIGHT_MPI "Build MPI (mpirun) support into preflight (src/mpi)" ${MPI_CXX_FOUND})
 if(PREFLIGHT_MPI AND NOT MPI_CXX_FOUND)
   message(FATAL_ERROR "PREFLIGHT_MPI is ON but MPI was not found: apt-get install libopenmpi-dev "
                       "openmpi-bin (or -DPREFLIGHT_MPI=OFF)")

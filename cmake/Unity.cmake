@@ -2,13 +2,13 @@
 # the tests, in unity batches of 8 files. A file whose file-local names (anonymous namespaces)
 # are also defined in an earlier file of its target is compiled alone; the list below is what a
 # unity build of every target found. Numbers do not change: the build is ISO C++ (no FP
-# contraction across inlined calls), and src/train, where the engine's kernels are, is left out.
+# contraction across inlined calls), and src/engine, where the engine's kernels are, is left out.
 set(_unity_dirs)
 foreach(module IN LISTS PREFLIGHT_MODULES)
   if(NOT EXISTS ${CMAKE_SOURCE_DIR}/src/${module}/CMakeLists.txt)
     continue()
   endif()
-  if(NOT module STREQUAL "train")
+  if(NOT module STREQUAL "engine")
     list(APPEND _unity_dirs src/${module})
   endif()
   if(PREFLIGHT_TESTS AND EXISTS ${CMAKE_SOURCE_DIR}/tests/${module}/CMakeLists.txt)

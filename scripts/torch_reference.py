@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Writes the PyTorch fixture that tests/train/fixture_test.cc holds the engine to.
+"""Writes the PyTorch fixture that tests/engine/fixture_test.cc holds the engine to.
 
 A developer runs this (CI does not: it needs Debian's python3-torch):
-    /usr/bin/python3 scripts/torch_reference.py tests/train/data/gpt_fixture.bin
+    /usr/bin/python3 scripts/torch_reference.py tests/engine/data/gpt_fixture.bin
 
 The fixture is a small model (2 layers, d_model 32, 4 heads, context 16, batch 4) with:
 initial weights (biases and LayerNorm perturbed so every path is exercised), input tokens,
@@ -75,4 +75,4 @@ def main(out_path):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "tests/train/data/gpt_fixture.bin")
+    main(sys.argv[1] if len(sys.argv) > 1 else "tests/engine/data/gpt_fixture.bin")

@@ -10,7 +10,7 @@
 namespace preflight::app {
 namespace {
 
-int64_t TokensPerStep(const train::ModelConfig& m) {
+int64_t TokensPerStep(const engine::ModelConfig& m) {
   return static_cast<int64_t>(m.batch) * m.context;
 }
 
@@ -55,7 +55,7 @@ Result<BudgetPlan> PlanForBudget(double budget, const std::vector<PlanCandidate>
   plan.candidates = candidates;
   const PlanCandidate* chosen = nullptr;
   for (auto it = candidates.rbegin(); it != candidates.rend() && !chosen; ++it) {
-    const double optimal = kPlanTokensPerParam * static_cast<double>(train::ParamCount(it->model));
+    const double optimal = kPlanTokensPerParam * static_cast<double>(engine::ParamCount(it->model));
     const auto optimal_steps = static_cast<int64_t>(std::ceil(optimal / TokensPerStep(it->model)));
     if (StepsThatFit(budget, it->seconds_per_step, arms, seeds) >= optimal_steps) chosen = &*it;
   }
@@ -70,7 +70,7 @@ Result<BudgetPlan> PlanForBudget(double budget, const std::vector<PlanCandidate>
   }
   plan.model_name = chosen->name;
   plan.model = chosen->model;
-  plan.params = train::ParamCount(chosen->model);
+  plan.params = engine::ParamCount(chosen->model);
   plan.seconds_per_step = chosen->seconds_per_step;
   plan.steps = StepsThatFit(budget, chosen->seconds_per_step, arms, seeds);
   if (plan.steps < kMinPlanSteps) {
@@ -113,10 +113,10 @@ Result<std::vector<BudgetPlan>> PlanLadderForBudget(double budget,
 }
 
 Result<std::vector<PlanCandidate>> MeasureCandidates(
-    int threads, const std::function<Result<train::ModelConfig>(const std::string&)>& resolve) {
+    int threads, const std::function<Result<engine::ModelConfig>(const std::string&)>& resolve) {
   std::vector<PlanCandidate> out;
   for (const char* name : {"tiny", "small", "medium"}) {
-    PF_ASSIGN_OR_RETURN(train::ModelConfig model, resolve(name));
+    PF_ASSIGN_OR_RETURN(engine::ModelConfig model, resolve(name));
     PF_ASSIGN_OR_RETURN(double seconds, trial::TimeTrainingStepSeconds(model, threads));
     out.push_back({name, model, seconds});
   }
@@ -127,10 +127,10 @@ nlohmann::json BudgetPlanToJson(const BudgetPlan& p) {
   nlohmann::json candidates = nlohmann::json::array();
   for (const PlanCandidate& c : p.candidates) {
     candidates.push_back({{"model", c.name},
-                          {"params", train::ParamCount(c.model)},
+                          {"params", engine::ParamCount(c.model)},
                           {"seconds_per_step", c.seconds_per_step}});
   }
-  nlohmann::json model = train::ModelToJson(p.model_name, p.model);
+  nlohmann::json model = engine::ModelToJson(p.model_name, p.model);
   model["params"] = p.params;
   return {{"budget_seconds", p.budget_seconds},
           {"model", model},

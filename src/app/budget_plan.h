@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "base/status.h"
-#include "train/config.h"
+#include "engine/config.h"
 
 namespace preflight::app {
 
@@ -32,14 +32,14 @@ Result<double> ParseDuration(const std::string& text);
 
 struct PlanCandidate {
   std::string name;
-  train::ModelConfig model;
+  engine::ModelConfig model;
   double seconds_per_step = 0;  // measured on this machine
 };
 
 struct BudgetPlan {
   double budget_seconds = 0;
   std::string model_name;
-  train::ModelConfig model;
+  engine::ModelConfig model;
   int64_t params = 0;
   int64_t steps = 0;
   int64_t tokens = 0;          // per run: steps x batch x context
@@ -65,7 +65,7 @@ Result<std::vector<BudgetPlan>> PlanLadderForBudget(double budget_seconds,
 
 // tiny, small and medium as `resolve` shapes them (overrides applied), each timed for a few steps.
 Result<std::vector<PlanCandidate>> MeasureCandidates(
-    int threads, const std::function<Result<train::ModelConfig>(const std::string&)>& resolve);
+    int threads, const std::function<Result<engine::ModelConfig>(const std::string&)>& resolve);
 
 // {"budget_seconds","model":{...,"params"},"steps","tokens","optimal_tokens","seconds_per_step",
 //  "estimated_seconds","under_trained","rule","candidates":[{"model","params","seconds_per_step"}]}

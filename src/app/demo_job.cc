@@ -7,7 +7,7 @@
 #include "corpus/scanner.h"
 #include "ledger/ledger.h"
 #include "ledger/writable.h"
-#include "train/config.h"
+#include "engine/config.h"
 
 namespace preflight::app {
 namespace {
@@ -77,7 +77,7 @@ Result<trial::TrialConfig> DemoTrialConfig(const DemoRequest& r) {
   c.steps = r.steps;
   c.threads = r.threads;
   c.model_name = "tiny";
-  PF_ASSIGN_OR_RETURN(c.model, train::NamedModel("tiny"));
+  PF_ASSIGN_OR_RETURN(c.model, engine::NamedModel("tiny"));
   c.out_dir = JoinPath(r.out_dir, "trial-" + target.name);
   if (!target.text_field.empty()) c.text_field = target.text_field;
   if (!target.id_field.empty()) c.id_field = target.id_field;
@@ -93,7 +93,7 @@ Result<LadderRequest> DemoLadderRequest(const DemoRequest& r, const trial::Trial
   ladder.out_dir = JoinPath(r.out_dir, "ladder-" + target);
   PF_ASSIGN_OR_RETURN(std::vector<RungSpec> specs, ParseRungs(r.ladder_rungs));
   for (const RungSpec& spec : specs) {
-    PF_ASSIGN_OR_RETURN(train::ModelConfig model, train::NamedModel(spec.model_name));
+    PF_ASSIGN_OR_RETURN(engine::ModelConfig model, engine::NamedModel(spec.model_name));
     ladder.rungs.push_back({spec.model_name, model, spec.steps});
   }
   PF_RETURN_IF_ERROR(CheckRungs(ladder.rungs));

@@ -147,7 +147,7 @@ json ReceiptConfig(const LadderRequest& r) {
   json rungs = json::array();
   for (const LadderRung& rung : r.rungs) {
     rungs.push_back(
-        {{"model", train::ModelToJson(rung.model_name, rung.model)}, {"steps", rung.steps}});
+        {{"model", engine::ModelToJson(rung.model_name, rung.model)}, {"steps", rung.steps}});
   }
   config["rungs"] = rungs;
   config["out"] = r.out_dir;
@@ -202,7 +202,7 @@ Result<std::vector<RungSpec>> ParseRungs(const std::string& text) {
 }
 
 double RungFlops(const LadderRung& rung) {
-  return train::FlopsPerToken(rung.model) * rung.model.batch * rung.model.context *
+  return engine::FlopsPerToken(rung.model) * rung.model.batch * rung.model.context *
          static_cast<double>(rung.steps);
 }
 

@@ -21,14 +21,14 @@
 
 #include "app/trial_job.h"
 #include "base/status.h"
-#include "train/config.h"
+#include "engine/config.h"
 #include "trial/ladder_trend.h"
 
 namespace preflight::app {
 
 struct LadderRung {
   std::string model_name;
-  train::ModelConfig model;
+  engine::ModelConfig model;
   int64_t steps = 0;
 };
 

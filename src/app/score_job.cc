@@ -12,7 +12,7 @@
 #include "base/sha256.h"
 #include "ledger/ledger.h"
 #include "report/trial_report.h"
-#include "train/data.h"
+#include "engine/data.h"
 #include "trainer/curve_reader.h"
 #include "trial/compute_check.h"
 #include "trial/outcome_builder.h"
@@ -70,7 +70,7 @@ struct DataFile {
 
 Result<DataFile> ReadData(const std::string& path, const std::string& role,
                           const std::string& text_field) {
-  PF_ASSIGN_OR_RETURN(train::JsonlTexts read, train::ReadJsonlFile(path, text_field));
+  PF_ASSIGN_OR_RETURN(engine::JsonlTexts read, engine::ReadJsonlFile(path, text_field));
   if (read.input.docs == 0) return Status::InvalidArgument(path + ": no documents");
   const corpus::InputSummary& in = read.input;
   return DataFile{std::move(read.texts), {role, path, in.sha256, in.docs, in.text_bytes}};

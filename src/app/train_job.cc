@@ -2,19 +2,19 @@
 
 #include "ledger/ledger.h"
 #include "ledger/writable.h"
-#include "train/blas.h"
-#include "train/config.h"
-#include "train/data.h"
+#include "engine/blas.h"
+#include "engine/config.h"
+#include "engine/data.h"
 
 namespace preflight::app {
 namespace {
 
 // A file's identity for the receipt, from the read that also gave its documents.
-ledger::InputRecord RecordOf(const train::JsonlTexts& file, const std::string& role) {
+ledger::InputRecord RecordOf(const engine::JsonlTexts& file, const std::string& role) {
   return {role, file.input.path, file.input.sha256, file.input.docs, file.input.text_bytes};
 }
 
-nlohmann::json ScheduleJson(const train::TrainResult& r) {
+nlohmann::json ScheduleJson(const engine::TrainResult& r) {
   if (r.schedule.empty()) return nullptr;
   nlohmann::json trace = nlohmann::json::array();
   for (const auto& [step, change] : r.trigger_trace) trace.push_back({step, change});
@@ -32,10 +32,10 @@ nlohmann::json ScheduleJson(const train::TrainResult& r) {
 }
 
 nlohmann::json ModelJson(const TrainJob& job) {
-  const train::ModelConfig& m = job.request.options.model;
+  const engine::ModelConfig& m = job.request.options.model;
   return {{"name", job.request.model_name},
           {"params", job.result.params},
-          {"non_embedding_params", train::NonEmbeddingParamCount(m)},
+          {"non_embedding_params", engine::NonEmbeddingParamCount(m)},
           {"layers", m.layers},
           {"d_model", m.d_model},
           {"heads", m.heads},
@@ -44,12 +44,12 @@ nlohmann::json ModelJson(const TrainJob& job) {
 }
 
 Status AppendTrainReceipt(TrainJob& job) {
-  const train::TrainOptions& o = job.request.options;
-  const train::TrainResult& r = job.result;
+  const engine::TrainOptions& o = job.request.options;
+  const engine::TrainResult& r = job.result;
   ledger::Receipt receipt;
   receipt.kind = ledger::ReceiptKind::kTrain;
   receipt.inputs = {job.data, job.eval};
-  receipt.config = {{"model", train::ModelToJson(job.request.model_name, o.model)},
+  receipt.config = {{"model", engine::ModelToJson(job.request.model_name, o.model)},
                     {"steps", o.steps},
                     {"seed", o.seed},
                     {"lr", o.lr},
@@ -81,24 +81,24 @@ Status CheckTrainOutputs(const TrainRequest& request) {
 }
 
 Result<TrainJob> RunTrainJob(const TrainRequest& request,
-                             const std::function<void(const train::StepInfo&)>& on_step) {
+                             const std::function<void(const engine::StepInfo&)>& on_step) {
   TrainJob job;
   job.request = request;
   PF_RETURN_IF_ERROR(CheckTrainOutputs(request));
-  const train::TrainOptions& o = request.options;
-  PF_RETURN_IF_ERROR(train::ValidateModel(o.model));
+  const engine::TrainOptions& o = request.options;
+  PF_RETURN_IF_ERROR(engine::ValidateModel(o.model));
   // Each file is read once: its documents train (or evaluate), its identity goes in the receipt.
-  PF_ASSIGN_OR_RETURN(train::JsonlTexts data, train::ReadJsonlFile(o.data_path, o.text_field));
-  PF_ASSIGN_OR_RETURN(train::JsonlTexts eval, train::ReadJsonlFile(o.eval_path, o.EvalTextField()));
+  PF_ASSIGN_OR_RETURN(engine::JsonlTexts data, engine::ReadJsonlFile(o.data_path, o.text_field));
+  PF_ASSIGN_OR_RETURN(engine::JsonlTexts eval, engine::ReadJsonlFile(o.eval_path, o.EvalTextField()));
   job.data = RecordOf(data, "data");
   job.eval = RecordOf(eval, "eval");
-  PF_ASSIGN_OR_RETURN(job.result, train::TrainOnDocuments(o, data.texts, eval.texts, on_step));
+  PF_ASSIGN_OR_RETURN(job.result, engine::TrainOnDocuments(o, data.texts, eval.texts, on_step));
   PF_RETURN_IF_ERROR(AppendTrainReceipt(job));
   return job;
 }
 
 nlohmann::json TrainJson(const TrainJob& job) {
-  const train::TrainResult& r = job.result;
+  const engine::TrainResult& r = job.result;
   nlohmann::json curve = nlohmann::json::array();
   for (const auto& p : r.curve) curve.push_back({{"step", p.step}, {"eval_bpb", p.eval_bpb}});
   return {{"model", ModelJson(job)},
@@ -107,12 +107,12 @@ nlohmann::json TrainJson(const TrainJob& job) {
           {"tokens_per_step", r.tokens_per_step},
           {"tokens_per_second", r.tokens_per_second},
           {"flops_per_step", r.flops_per_step},
-          {"flops_per_token", train::FlopsPerToken(job.request.options.model)},
+          {"flops_per_token", engine::FlopsPerToken(job.request.options.model)},
           {"curve", curve},
           {"final_eval_bpb", r.final_eval_bpb},
           {"core_seconds", r.core_seconds},
           {"resumed", r.resumed},
-          {"blas", train::BlasName()},
+          {"blas", engine::BlasName()},
           {"run_dir", job.request.options.run_dir},
           {"schedule", ScheduleJson(r)},
           {"receipt", job.receipt_hash}};

@@ -9,19 +9,19 @@
 
 #include "base/status.h"
 #include "ledger/receipt.h"
-#include "train/trainer.h"
+#include "engine/train.h"
 
 namespace preflight::app {
 
 struct TrainRequest {
-  train::TrainOptions options;
+  engine::TrainOptions options;
   std::string model_name;
   std::string ledger_path;
 };
 
 struct TrainJob {
   TrainRequest request;
-  train::TrainResult result;
+  engine::TrainResult result;
   ledger::InputRecord data, eval;
   std::string receipt_hash;
 };
@@ -31,7 +31,7 @@ struct TrainJob {
 Status CheckTrainOutputs(const TrainRequest& request);
 
 Result<TrainJob> RunTrainJob(const TrainRequest& request,
-                             const std::function<void(const train::StepInfo&)>& on_step = {});
+                             const std::function<void(const engine::StepInfo&)>& on_step = {});
 
 // DESIGN.md's `train --json` document (and the receipt's hash).
 nlohmann::json TrainJson(const TrainJob& job);

@@ -5,7 +5,7 @@
 #include "app/trial_parts.h"
 #include "base/file.h"
 #include "base/json.h"
-#include "dist/dist.h"
+#include "mpi/ranks.h"
 #include "ledger/ledger.h"
 #include "ledger/receipt.h"
 
@@ -66,7 +66,7 @@ Status AppendReceiptAndResult(TrialJob& job, const std::string& ledger_path,
 
 }  // namespace
 
-bool IsLeaderProcess() { return dist::Rank() == 0; }
+bool IsLeaderProcess() { return mpi::Rank() == 0; }
 
 Result<TrialJob> RunTrialJob(const TrialRequest& request, const TrialObserver& observer) {
   const trial::TrialConfig& config = request.config;
@@ -76,7 +76,7 @@ Result<TrialJob> RunTrialJob(const TrialRequest& request, const TrialObserver& o
   };
   std::optional<ForecastJob> forecast;
   trial::BeforeTraining before_training;
-  if (dist::Size() > 1 && !config.trainer.IsBuiltin()) {
+  if (mpi::Size() > 1 && !config.trainer.IsBuiltin()) {
     return Status::InvalidArgument(
         "--trainer " + config.trainer.kind +
         " does not run under mpirun (each rank would launch the runs); run preflight once and "
@@ -109,7 +109,7 @@ Result<TrialJob> RunTrialJob(const TrialRequest& request, const TrialObserver& o
       return trial::ForecastCharge{forecast->receipt_hash, forecast->outcome.core_seconds};
     };
   }
-  std::unique_ptr<trial::RunExecutor> executor = dist::MakeRunExecutor();
+  std::unique_ptr<trial::RunExecutor> executor = mpi::MakeRunExecutor();
   PF_ASSIGN_OR_RETURN(trial::TrialOutcome outcome,
                       trial::RunTrial(config, observer.progress, executor.get(), before_training,
                                       leader ? &checked : nullptr));

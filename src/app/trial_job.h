@@ -5,7 +5,7 @@
 //      tests, appending its receipt before any training step;
 //   3. train, compute the numbers, append the trial receipt, write result.json and report.html
 //      (which shows the receipt's hash).
-// Under mpirun the runs are spread over the ranks (dist/); only rank 0 writes and prints.
+// Under mpirun the runs are spread over the ranks (mpi/); only rank 0 writes and prints.
 
 #include <functional>
 #include <nlohmann/json.hpp>

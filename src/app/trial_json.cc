@@ -5,7 +5,7 @@
 
 #include "app/trial_job.h"
 #include "app/trial_parts.h"
-#include "train/config.h"
+#include "engine/config.h"
 #include "trial/regime.h"
 #include "trial/result_json.h"
 
@@ -130,7 +130,7 @@ nlohmann::json TrialResultJson(const TrialJob& job) {
   // "not checked" and draws no dollar interval).
   res["regime"] = o.regime ? trial::RegimeToJson(*o.regime) : nlohmann::json(nullptr);
   res["compute"] = ComputeJson(o);
-  res["model"] = train::ModelToJson(o.config.model_name, o.config.model);
+  res["model"] = engine::ModelToJson(o.config.model_name, o.config.model);
   res["model"]["params"] = o.params;
   if (!o.schedule) res["forecast"] = ForecastUnderTestJson(job);
   if (!o.config.trainer.IsBuiltin()) res["trainer"] = TrainerJson(o);

@@ -11,7 +11,7 @@
 #include "narrate/schedule_record.h"
 #include "narrate/summary.h"
 #include "report/trial_report.h"
-#include "train/config.h"
+#include "engine/config.h"
 
 namespace preflight::app {
 namespace {

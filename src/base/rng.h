@@ -3,7 +3,7 @@
 // "Fast splittable pseudorandom number generators") and FNV-1a 64. Both are fully specified, so a
 // seed gives the same numbers on every machine and compiler, and any implementation can reproduce
 // a selection or a bootstrap interval from its manifest. No std:: distributions are used: their
-// output is implementation-defined. (The engine's xoshiro256** in train/rng.h is seeded from this.)
+// output is implementation-defined. (The engine's xoshiro256** in engine/xoshiro.h is seeded from this.)
 
 #include <cstdint>
 #include <string_view>

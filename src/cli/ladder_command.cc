@@ -83,7 +83,7 @@ Status Resolve(LadderFlags& f) {
   for (const app::RungSpec& spec : specs) {
     ModelFlags m = f.shape;
     m.name = spec.model_name;
-    PF_ASSIGN_OR_RETURN(train::ModelConfig model, m.Resolve());
+    PF_ASSIGN_OR_RETURN(engine::ModelConfig model, m.Resolve());
     f.request.rungs.push_back({spec.model_name, model, spec.steps});
   }
   return app::CheckRungs(f.request.rungs);

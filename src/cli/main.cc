@@ -12,7 +12,7 @@
 #include "base/version.h"
 #include "cli/commands.h"
 #ifdef PREFLIGHT_HAVE_DIST
-#include "dist/dist.h"
+#include "mpi/ranks.h"
 #endif
 
 namespace {
@@ -87,11 +87,11 @@ int Dispatch(int argc, char** argv);
 int main(int argc, char** argv) {
   ReexecWithPassiveWait(argv);
 #ifdef PREFLIGHT_HAVE_DIST
-  if (!preflight::dist::Init(&argc, &argv)) {
+  if (!preflight::mpi::Init(&argc, &argv)) {
     std::fprintf(stderr, "preflight: error: MPI would not start under mpirun\n");
     return 1;
   }
-  if (preflight::dist::Rank() != 0) {
+  if (preflight::mpi::Rank() != 0) {
     std::fflush(stdout);
     int null = ::open("/dev/null", O_WRONLY);
     if (null >= 0) {
@@ -100,8 +100,8 @@ int main(int argc, char** argv) {
     }
   }
   int code = 0;
-  if (preflight::dist::Size() > 1 && argc >= 2 && !SharesWorkOverRanks(argv[1])) {
-    if (preflight::dist::Rank() == 0) {
+  if (preflight::mpi::Size() > 1 && argc >= 2 && !SharesWorkOverRanks(argv[1])) {
+    if (preflight::mpi::Rank() == 0) {
       std::fprintf(stderr,
                    "preflight %s: error: this command does not run on several MPI ranks; run it "
                    "without mpirun (select, trial and battery do run under mpirun)\n",
@@ -112,7 +112,7 @@ int main(int argc, char** argv) {
     code = Dispatch(argc, argv);
   }
   std::fflush(stdout);
-  preflight::dist::Finalize();
+  preflight::mpi::Finalize();
   return code;
 #else
   return Dispatch(argc, argv);

@@ -15,14 +15,14 @@ void ModelFlags::AddShapeOverrides(CLI::App& app) {
   app.add_option("--batch", batch, "override the windows per step");
 }
 
-Result<train::ModelConfig> ModelFlags::Resolve() const {
-  PF_ASSIGN_OR_RETURN(train::ModelConfig m, train::NamedModel(name));
+Result<engine::ModelConfig> ModelFlags::Resolve() const {
+  PF_ASSIGN_OR_RETURN(engine::ModelConfig m, engine::NamedModel(name));
   if (layers) m.layers = layers;
   if (d_model) m.d_model = d_model;
   if (heads) m.heads = heads;
   if (context) m.context = context;
   if (batch) m.batch = batch;
-  PF_RETURN_IF_ERROR(train::ValidateModel(m));
+  PF_RETURN_IF_ERROR(engine::ValidateModel(m));
   return m;
 }
 

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "base/status.h"
-#include "train/config.h"
+#include "engine/config.h"
 
 namespace preflight::cli {
 
@@ -16,7 +16,7 @@ struct ModelFlags {
   void Add(CLI::App& app);
   // The overrides alone (--layers ... --batch), for commands that name models another way.
   void AddShapeOverrides(CLI::App& app);
-  Result<train::ModelConfig> Resolve() const;
+  Result<engine::ModelConfig> Resolve() const;
 };
 
 }  // namespace preflight::cli

@@ -13,7 +13,7 @@
 #include "ledger/ledger.h"
 #include "select/selector.h"
 #ifdef PREFLIGHT_HAVE_DIST
-#include "dist/dist.h"
+#include "mpi/ranks.h"
 #endif
 
 namespace preflight::cli {
@@ -232,7 +232,7 @@ int RunSelect(int argc, char** argv) {
   // receipt, and prints; the others only report a failure.
   std::unique_ptr<select::SelectionGroup> group;
 #ifdef PREFLIGHT_HAVE_DIST
-  group = dist::MakeSelectionGroup();
+  group = mpi::MakeSelectionGroup();
 #endif
   const bool leader = !group || group->leader();
   auto result = select::RunSelection(f.pool, f.target, o,

@@ -17,9 +17,9 @@
 #include "cli/model_flags.h"
 #include "cli/progress.h"
 #include "ledger/ledger.h"
-#include "train/blas.h"
-#include "train/config.h"
-#include "train/trainer.h"
+#include "engine/blas.h"
+#include "engine/config.h"
+#include "engine/train.h"
 
 namespace preflight::cli {
 
@@ -34,7 +34,7 @@ int RunTrain(int argc, char** argv) {
            "--steps 300 --seed 1 --out runs/t1");
   app::TrainRequest request;
   request.ledger_path = ledger::DefaultLedgerPath();
-  train::TrainOptions& o = request.options;
+  engine::TrainOptions& o = request.options;
   ModelFlags model;
   model.name = "small";
   bool json = false, quiet = false;
@@ -78,17 +78,17 @@ int RunTrain(int argc, char** argv) {
   request.model_name = model.name;
   const std::string& model_name = model.name;
 
-  const train::ModelConfig& m = o.model;
+  const engine::ModelConfig& m = o.model;
   std::fprintf(stderr,
                "preflight train: model %s: %d layers, d_model %d, %d heads, context %d, batch %d; "
                "%lld params; %.3g FLOPs/token; BLAS %s\n",
                model_name.c_str(), m.layers, m.d_model, m.heads, m.context, m.batch,
-               static_cast<long long>(train::ParamCount(m)), train::FlopsPerToken(m),
-               train::BlasName());
+               static_cast<long long>(engine::ParamCount(m)), engine::FlopsPerToken(m),
+               engine::BlasName());
   Progress bar("train", static_cast<double>(o.steps), "step", !quiet);
   float last_loss = std::nanf("");
   double last_bpb = std::nan(""), tok_s = 0;
-  auto on_step = [&](const train::StepInfo& s) {
+  auto on_step = [&](const engine::StepInfo& s) {
     if (std::isfinite(s.eval_bpb)) last_bpb = s.eval_bpb;
     if (std::isfinite(s.loss)) {
       last_loss = s.loss;
@@ -103,7 +103,7 @@ int RunTrain(int argc, char** argv) {
     bar.Finish();
     return Fail("train", job.status());
   }
-  const train::TrainResult& r = job->result;
+  const engine::TrainResult& r = job->result;
   bar.Finish(fmt::format("final eval {:.4f} bpb, {:.0f} tok/s{}", r.final_eval_bpb,
                          r.tokens_per_second, r.resumed ? " (resumed from checkpoint)" : ""));
   if (r.resumed) {

@@ -9,10 +9,10 @@
 #include "cli/model_flags.h"
 #include "cli/trial_flags.h"
 #include "cli/trial_observer.h"
-#include "dist/dist.h"
+#include "mpi/ranks.h"
 #include "ledger/ledger.h"
 #include "ledger/writable.h"
-#include "train/schedule.h"
+#include "engine/schedule.h"
 #include "trial/outcome_builder.h"
 
 namespace preflight::cli {
@@ -64,7 +64,7 @@ Status ApplyBudget(const CLI::App& app, TrialFlags& f) {
   if (app.count("--model") || app.count("--steps")) {
     return Status::InvalidArgument("--budget picks the model and steps: drop --model and --steps");
   }
-  if (dist::Size() > 1) {  // each rank would time its own steps and plan a different trial
+  if (mpi::Size() > 1) {  // each rank would time its own steps and plan a different trial
     return Status::InvalidArgument(
         "--budget times this machine and does not run under mpirun; give --model and --steps");
   }
@@ -89,13 +89,13 @@ Status Resolve(const CLI::App& app, TrialFlags& f) {
   c.model_name = f.model.name;
   if (!f.budget.empty()) PF_RETURN_IF_ERROR(ApplyBudget(app, f));
   for (const std::string& spec : f.arm_b) {
-    PF_ASSIGN_OR_RETURN(train::Schedule s, train::ParseSchedule(spec, c.model.layers));
+    PF_ASSIGN_OR_RETURN(engine::Schedule s, engine::ParseSchedule(spec, c.model.layers));
     if (s.empty()) return Status::InvalidArgument("--arm-b needs a schedule");
     c.schedules.push_back(s.ToString());
   }
   if (!f.sweep.empty()) {
     PF_ASSIGN_OR_RETURN(std::vector<std::string> specs,
-                        train::ExpandSweep(f.sweep, c.model.layers));
+                        engine::ExpandSweep(f.sweep, c.model.layers));
     c.schedules.insert(c.schedules.end(), specs.begin(), specs.end());
   }
   return Status::Ok();

@@ -30,7 +30,7 @@ using ProgressFn = std::function<void(uint64_t done, uint64_t total)>;
 // of records numbered so far (indices below it may now arrive): size per-record arrays here.
 using ChunkHook = std::function<void(uint64_t records_so_far)>;
 
-// One process's part of the inputs when several processes read them together (src/dist): per
+// One process's part of the inputs when several processes read them together (src/mpi): per
 // input, whether it is read and which byte range (ChunkReader's line-aligned rule, so ranges that
 // tile a file tile its lines), and the numbering the part starts from, so that every record gets
 // the index and line number it has in a whole read. A part's records must be contiguous in index

@@ -12,7 +12,7 @@
 #include "corpus/scanner.h"
 #include "forecast/pool_signals.h"
 #include "select/selector.h"
-#include "train/trainer.h"
+#include "engine/train.h"
 
 namespace preflight::forecast {
 namespace {
@@ -102,14 +102,14 @@ struct TimedStep {
 
 // The trial's f (CPU seconds per training step, evals excluded), timed on a few steps.
 Result<TimedStep> TimeTrainingStep(const ForecastConfig& c, const std::vector<std::string>& docs) {
-  train::TrainOptions t;
+  engine::TrainOptions t;
   t.model = c.model;
   t.steps = 4;
   t.eval_every = 1000;
   t.eval_max_windows = 1;
   t.threads = c.threads;
   t.lr = c.lr;
-  PF_ASSIGN_OR_RETURN(train::TrainResult r, train::TrainOnDocuments(t, docs, docs));
+  PF_ASSIGN_OR_RETURN(engine::TrainResult r, engine::TrainOnDocuments(t, docs, docs));
   return TimedStep{r.train_core_seconds / static_cast<double>(std::max<int64_t>(1, r.steps)),
                    r.flops};
 }
@@ -122,7 +122,7 @@ nlohmann::json ForecastConfig::ToJson() const {
                       {"selector", selector},
                       {"keep", keep},
                       {"selection_seed", selection_seed},
-                      {"model", train::ModelToJson(model_name, model)},
+                      {"model", engine::ModelToJson(model_name, model)},
                       {"steps", steps},
                       {"seeds", seeds},
                       {"lr", lr},
@@ -157,7 +157,7 @@ Status ValidateConfig(const ForecastConfig& c) {
         "--proxy-fraction must be in (0, 0.05]: a forecast may cost at most 5% of the trial's "
         "training compute");
   }
-  return train::ValidateModel(c.model);
+  return engine::ValidateModel(c.model);
 }
 
 // The two arms the trial would train, made under `dir`.

@@ -26,7 +26,7 @@
 #include "base/status.h"
 #include "forecast/calibration.h"
 #include "forecast/signals.h"
-#include "train/config.h"
+#include "engine/config.h"
 
 namespace preflight::forecast {
 
@@ -45,7 +45,7 @@ struct ForecastConfig {
   uint64_t selection_seed = 1;
   // The trial it forecasts.
   std::string model_name = "tiny";
-  train::ModelConfig model;
+  engine::ModelConfig model;
   int64_t steps = 300;
   int seeds = 4;
   float lr = 1e-3f;

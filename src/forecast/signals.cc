@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "select/gumbel.h"
-#include "train/trainer.h"
+#include "engine/train.h"
 
 namespace preflight::forecast {
 namespace {
@@ -150,7 +150,7 @@ Result<ProxyResult> ProxyGain(const std::vector<std::string>& curated,
   if (o.proxy_steps < 1 || o.proxy_steps > o.trial_steps) {
     return Status::InvalidArgument("proxy steps must be in [1, trial steps]");
   }
-  train::TrainOptions t;
+  engine::TrainOptions t;
   t.model = o.model;
   t.steps = o.trial_steps;  // the trial's schedule (warmup, cosine), stopped early
   t.stop_after_step = o.proxy_steps;
@@ -160,8 +160,8 @@ Result<ProxyResult> ProxyGain(const std::vector<std::string>& curated,
   t.threads = o.threads;
   t.lr = o.lr;
   auto run = [&](const std::vector<std::string>& docs, ProxyRun* out) -> Status {
-    PF_ASSIGN_OR_RETURN(train::TrainResult r, train::TrainOnDocuments(t, docs, target));
-    for (const train::EvalPoint& p : r.curve) {
+    PF_ASSIGN_OR_RETURN(engine::TrainResult r, engine::TrainOnDocuments(t, docs, target));
+    for (const engine::EvalPoint& p : r.curve) {
       out->steps.push_back(p.step);
       out->bpb.push_back(p.eval_bpb);
     }

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "base/status.h"
-#include "train/config.h"
+#include "engine/config.h"
 
 namespace preflight::forecast {
 
@@ -49,7 +49,7 @@ double ByteBigramCoverage(const std::vector<std::string>& arm,
                           const std::vector<std::string>& target);
 
 struct ProxyOptions {
-  train::ModelConfig model;
+  engine::ModelConfig model;
   int64_t trial_steps = 300;  // the trial's S: the schedule the proxy follows
   int64_t proxy_steps = 48;   // where it stops
   int64_t evals = 4;          // eval points after step 0, evenly spaced up to proxy_steps

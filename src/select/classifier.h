@@ -58,7 +58,7 @@ class Classifier {
                                   const std::string& scratch_dir);
   // The trained model as bytes (fastText's own model format, through a temporary file in
   // `scratch_dir`), and a classifier made from them: what MPI ranks receive from the one that
-  // trained (src/dist). A loaded model predicts exactly as the saved one.
+  // trained (src/mpi). A loaded model predicts exactly as the saved one.
   Result<std::string> Serialize(const std::string& scratch_dir) const;
   static Result<Classifier> Deserialize(const std::string& bytes);
   // P(target | text). Thread-safe (fastText's prediction is const).

@@ -1,7 +1,7 @@
 #pragma once
 // The processes that run one selection together. A selection runs the same code in one process
 // (the default group below: every operation is the identity) or in the N ranks of an MPI job
-// (src/dist implements this interface over MPI). Each process reads its own part of the pool;
+// (src/mpi implements this interface over MPI). Each process reads its own part of the pool;
 // the group combines what the parts found: feature counts, byte totals, the budget cut.
 //
 // Every operation is collective: all processes of the group call it, in the same order. A

@@ -2,8 +2,8 @@
 
 namespace preflight::trainer {
 
-train::TrainOptions BuiltinOptions(const RunRequest& r) {
-  train::TrainOptions t;
+engine::TrainOptions BuiltinOptions(const RunRequest& r) {
+  engine::TrainOptions t;
   t.model = r.model;
   t.data_path = r.train_path;
   t.schedule = r.schedule;
@@ -23,9 +23,9 @@ train::TrainOptions BuiltinOptions(const RunRequest& r) {
 }
 
 Result<RunResult> BuiltinTrainer::Run(const RunRequest& request, const StepCallback& on_step) {
-  PF_ASSIGN_OR_RETURN(train::TrainResult r, train::Train(BuiltinOptions(request), on_step));
+  PF_ASSIGN_OR_RETURN(engine::TrainResult r, engine::Train(BuiltinOptions(request), on_step));
   RunResult out;
-  for (const train::EvalPoint& p : r.curve) {
+  for (const engine::EvalPoint& p : r.curve) {
     out.curve.push_back(
         {p.step, p.step * r.tokens_per_step, p.eval_bpb, p.flops, p.train_seconds, p.core_seconds});
   }

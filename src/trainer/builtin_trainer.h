@@ -1,5 +1,5 @@
 #pragma once
-// `--trainer builtin` (the default and the reference): the C++ engine (train/trainer.h) in this
+// `--trainer builtin` (the default and the reference): the C++ engine (engine/train.h) in this
 // process, on the arm's JSONL file, resuming from the run folder's checkpoint.bin. Its results are
 // exactly the engine's: a trial on it gives, bit for bit, what trials gave before trainers existed.
 
@@ -8,7 +8,7 @@
 namespace preflight::trainer {
 
 // The engine's options for `request` (the trial's fields, resolved).
-train::TrainOptions BuiltinOptions(const RunRequest& request);
+engine::TrainOptions BuiltinOptions(const RunRequest& request);
 
 class BuiltinTrainer final : public Trainer {
  public:

@@ -76,7 +76,7 @@ void Compute(const TrainerSpec& spec, const Stated& stated, const RunRequest& r,
              LaunchFacts& facts) {
   out.params = stated.params > 0 ? stated.params
                : spec.params > 0 ? spec.params
-                                 : train::ParamCount(r.model);
+                                 : engine::ParamCount(r.model);
   facts.params_source = stated.params > 0 ? "run.json" : spec.params > 0 ? "--params" : "model";
   if (stated.flops_per_step > 0) {
     out.flops_per_step = stated.flops_per_step;
@@ -88,7 +88,7 @@ void Compute(const TrainerSpec& spec, const Stated& stated, const RunRequest& r,
     out.flops_per_step = 6.0 * static_cast<double>(out.params) * out.tokens_per_step;
     facts.flops_source = "6 x params x tokens";
   } else {
-    out.flops_per_step = train::FlopsPerToken(r.model) * static_cast<double>(out.tokens_per_step);
+    out.flops_per_step = engine::FlopsPerToken(r.model) * static_cast<double>(out.tokens_per_step);
     facts.flops_source = "model";
   }
 }
@@ -117,7 +117,7 @@ std::string CmdTrainer::CurvePath(const RunRequest& r) const {
 }
 
 Placeholders CmdTrainer::Values(const RunRequest& r) const {
-  const train::ModelConfig& m = r.model;
+  const engine::ModelConfig& m = r.model;
   return {{"arm", r.arm},
           {"seed", std::to_string(r.seed)},
           {"run_dir", r.run_dir},
@@ -129,8 +129,8 @@ Placeholders CmdTrainer::Values(const RunRequest& r) const {
           {"eval_bin", r.eval_export.tokens_bin},
           {"eval_llmc", r.eval_export.llmc_bin},
           {"eval_manifest", r.eval_export.manifest},
-          {"vocab", std::to_string(train::kVocabSize)},
-          {"boundary", std::to_string(train::kBoundaryToken)},
+          {"vocab", std::to_string(engine::kVocabSize)},
+          {"boundary", std::to_string(engine::kBoundaryToken)},
           {"steps", std::to_string(r.steps)},
           {"tokens_per_step", std::to_string(r.TokensPerStep())},
           {"eval_every", std::to_string(r.eval_every)},
@@ -238,7 +238,7 @@ Result<RunResult> CmdTrainer::Run(const RunRequest& r, const StepCallback& on_st
   PF_RETURN_IF_ERROR(WaitLaunch(launch).status());
   PF_ASSIGN_OR_RETURN(RunResult result, Collect(r));
   if (on_step) {
-    train::StepInfo info;
+    engine::StepInfo info;
     info.step = info.steps = r.steps;
     info.eval_bpb = result.curve.back().eval_bpb;
     on_step(info);

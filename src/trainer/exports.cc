@@ -9,7 +9,7 @@
 #include "base/json.h"
 #include "base/sha256.h"
 #include "corpus/scanner.h"
-#include "train/config.h"
+#include "engine/config.h"
 
 namespace preflight::trainer {
 namespace {
@@ -61,11 +61,11 @@ std::string TextJsonl(const std::vector<std::string>& texts) {
   return out;
 }
 
-// The tokens as little-endian uint16 bytes (train/data.h Tokenize, written out).
+// The tokens as little-endian uint16 bytes (engine/data.h Tokenize, written out).
 std::string TokenBytes(const std::vector<std::string>& texts) {
   std::string out;
   for (const std::string& t : texts) {
-    const uint16_t boundary = train::kBoundaryToken;
+    const uint16_t boundary = engine::kBoundaryToken;
     out.append(reinterpret_cast<const char*>(&boundary), 2);
     for (unsigned char c : t) {
       const uint16_t token = c;
@@ -91,8 +91,8 @@ nlohmann::json ManifestJson(const ArmExport& e, const std::string& source,
     files[sizes[i].first] = {{"sha256", hashes[i]}, {"bytes", sizes[i].second}};
   }
   return {{"tokenizer", "bytes"},
-          {"vocab", train::kVocabSize},
-          {"boundary", train::kBoundaryToken},
+          {"vocab", engine::kVocabSize},
+          {"boundary", engine::kBoundaryToken},
           {"tokens", e.tokens},
           {"documents", e.documents},
           {"bytes", e.bytes},

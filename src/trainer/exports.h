@@ -2,7 +2,7 @@
 // An arm's documents exported in the forms trainers read (doc/trainers.md, "Arms exported once"):
 //   DIR/text.jsonl     one {"text": ...} per document, in the arm's order
 //   DIR/tokens.bin     headerless little-endian uint16 tokens: per document, 256 then its bytes
-//                      (the engine's tokenisation, train/data.h Tokenize)
+//                      (the engine's tokenisation, engine/data.h Tokenize)
 //   DIR/llmc.bin       llm.c's shard: 256 little-endian int32 (magic 20240520, version 1, the
 //                      token count, zeros), then the same uint16 tokens
 //   DIR/manifest.json  tokenizer, vocab, boundary, counts, the source's and each file's SHA-256

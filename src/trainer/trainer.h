@@ -5,7 +5,7 @@
 // doc/trainers.md is the protocol). The trial owns the arms, seeds, schedule and every number;
 // a trainer only trains.
 //
-//   builtin  the C++ engine in this process (train/trainer.h), the reference  (builtin_trainer.h)
+//   builtin  the C++ engine in this process (engine/train.h), the reference  (builtin_trainer.h)
 //   cmd      any command template, launched once per run through /bin/sh      (cmd_trainer.h)
 //   torch    the project's PyTorch trainer, a cmd launch with a built-in template (torch_trainer.h)
 //
@@ -22,8 +22,8 @@
 #include <vector>
 
 #include "base/status.h"
-#include "train/config.h"
-#include "train/trainer.h"
+#include "engine/config.h"
+#include "engine/train.h"
 #include "trainer/exports.h"
 #include "trainer/trainer_spec.h"
 
@@ -41,7 +41,7 @@ struct RunRequest {
   ArmExport train_export, eval_export;
   std::string schedule;  // builtin only ("" = plain training)
   std::string model_name;
-  train::ModelConfig model;
+  engine::ModelConfig model;
   int64_t steps = 0, eval_every = 0, eval_windows = 0, warmup_steps = 0;
   float lr = 1e-3f, min_lr_ratio = 0.1f;
   int threads = 1;
@@ -102,7 +102,7 @@ struct RunResult {
   std::optional<LaunchFacts> launch;  // launched runs only
 };
 
-using StepCallback = std::function<void(const train::StepInfo&)>;
+using StepCallback = std::function<void(const engine::StepInfo&)>;
 
 class Trainer {
  public:

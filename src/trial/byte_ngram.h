@@ -1,5 +1,5 @@
 #pragma once
-// A byte n-gram language model over the trainer's token stream (train/data.h): bytes 0..255 and
+// A byte n-gram language model over the trainer's token stream (engine/data.h): bytes 0..255 and
 // the document-boundary token 256, so the alphabet has 257 symbols and the scores are in the
 // same unit as the engine's eval_bpb (bits per token of that stream).
 //
@@ -21,7 +21,7 @@
 
 namespace preflight::trial {
 
-inline constexpr int kNgramAlphabet = 257;  // bytes and the document boundary (train/data.h)
+inline constexpr int kNgramAlphabet = 257;  // bytes and the document boundary (engine/data.h)
 inline constexpr int kMaxNgramOrder = 7;    // 7 symbols x 9 bits fit one 64-bit key
 
 class ByteNgramModel {

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "train/config.h"
+#include "engine/config.h"
 
 namespace preflight::trial {
 namespace {
@@ -76,7 +76,7 @@ class Pool {
 
 int RunsAtOnce(const TrialConfig& c) {
   if (c.runs_at_once >= 1) return c.runs_at_once;
-  if (c.IsScheduleTrial() || train::ParamCount(c.model) >= kOneThreadParams) return 1;
+  if (c.IsScheduleTrial() || engine::ParamCount(c.model) >= kOneThreadParams) return 1;
   const int threads = c.threads > 0 ? c.threads
                                     : static_cast<int>(std::thread::hardware_concurrency());
   return std::max(1, threads);

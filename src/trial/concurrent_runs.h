@@ -1,13 +1,13 @@
 #pragma once
 // Several builtin runs at once, each on one thread of this process (`--runs-at-once`).
 //
-// The engine's results do not depend on its thread count (train/blas.h: every dot product is
+// The engine's results do not depend on its thread count (engine/blas.h: every dot product is
 // summed in the same order), so a run trained on one thread beside another gives bit-identical
 // curves to the same run trained alone on all threads; only its speed differs. On a small model
 // a second thread does not speed a run (tiny, 300 steps on this 2-core machine: 20.5 s on one
 // thread, 21.4 s on two; small, 40 steps: 17.5 s on one, 10.5 s on two), so two tiny runs side
 // by side finish in about half the time. A run on one
-// thread is charged its own thread's CPU time (train/trainer.cc), not its neighbour's.
+// thread is charged its own thread's CPU time (engine/train.cc), not its neighbour's.
 
 #include <functional>
 #include <string>

@@ -5,7 +5,7 @@
 #include "base/file.h"
 #include "ledger/writable.h"
 #include "select/prepared.h"
-#include "train/data.h"
+#include "engine/data.h"
 #include "trial/outcome_builder.h"
 #include "trial/run_training.h"
 #include "trial/runner.h"
@@ -57,8 +57,8 @@ Status ReadPoolAndTarget(const TrialConfig& c, const std::vector<std::string>& s
 
 // T_eval's documents and record, from one read with the target's text field.
 Status ReadTargetEval(const TrialConfig& c, CheckedInputs& out) {
-  PF_ASSIGN_OR_RETURN(train::JsonlTexts eval,
-                      train::ReadJsonlFile(c.target_eval, c.TargetTextField()));
+  PF_ASSIGN_OR_RETURN(engine::JsonlTexts eval,
+                      engine::ReadJsonlFile(c.target_eval, c.TargetTextField()));
   if (eval.input.docs == 0) return Status::InvalidArgument(c.target_eval + ": no documents");
   out.target_eval = RecordOf(eval.input, "target_eval");
   out.eval_texts = std::move(eval.texts);

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "train/data.h"
+#include "engine/data.h"
 #include "trial/byte_ngram.h"
 #include "trial/regime.h"
 
@@ -49,8 +49,8 @@ Result<NgramScores> ScoreNgramTokens(const std::vector<uint16_t>& train,
   double bits[3] = {0, 0, 0};
   int64_t count = 0;
   if (windows.context > 0) {
-    for (const train::EvalWindow& w :
-         train::MakeEvalWindows(n, windows.context, windows.max_windows)) {
+    for (const engine::EvalWindow& w :
+         engine::MakeEvalWindows(n, windows.context, windows.max_windows)) {
       ScoreWindow(model, eval, w.start, w.first_counted, windows.context, bits, &count);
     }
   } else {
@@ -65,7 +65,7 @@ Result<NgramScores> ScoreNgramTexts(const std::vector<std::string>& train_docs,
                                     const std::string& eval_name, int order,
                                     const NgramEvalWindows& windows) {
   auto scores =
-      ScoreNgramTokens(train::Tokenize(train_docs), train::Tokenize(eval_docs), order, windows);
+      ScoreNgramTokens(engine::Tokenize(train_docs), engine::Tokenize(eval_docs), order, windows);
   if (!scores.ok()) {
     return Status::InvalidArgument(eval_name + ": " + scores.status().message() +
                                    "; give more held-out text or a smaller --context");
@@ -78,9 +78,9 @@ Result<NgramScores> ScoreNgrams(const std::string& train_jsonl,
                                 const std::string& eval_jsonl, const corpus::ReadOptions& eval_read,
                                 int order, const NgramEvalWindows& windows) {
   PF_ASSIGN_OR_RETURN(std::vector<std::string> train_docs,
-                      train::ReadJsonlTexts(train_jsonl, train_read.text_field));
+                      engine::ReadJsonlTexts(train_jsonl, train_read.text_field));
   PF_ASSIGN_OR_RETURN(std::vector<std::string> eval_docs,
-                      train::ReadJsonlTexts(eval_jsonl, eval_read.text_field));
+                      engine::ReadJsonlTexts(eval_jsonl, eval_read.text_field));
   return ScoreNgramTexts(train_docs, eval_docs, eval_jsonl, order, windows);
 }
 

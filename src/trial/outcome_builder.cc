@@ -5,7 +5,7 @@
 #include <optional>
 
 #include "corpus/scanner.h"
-#include "train/config.h"
+#include "engine/config.h"
 
 namespace preflight::trial {
 namespace {
@@ -169,7 +169,7 @@ Result<TrialOutcome> BuildOutcome(const TrialConfig& c, const RunFolder& folder,
   out.config = c;
   out.out_dir = c.out_dir;
   // A launched trainer states what it trained (run.json); the builtin trains the config's model.
-  out.params = c.trainer.IsBuiltin() || runs.empty() || runs[0].empty() ? train::ParamCount(c.model)
+  out.params = c.trainer.IsBuiltin() || runs.empty() || runs[0].empty() ? engine::ParamCount(c.model)
                                                                         : runs[0][0].params;
   for (const auto& [name, record] : folder.manifest().arms) {
     out.data.push_back({name, "", record});

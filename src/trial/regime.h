@@ -4,7 +4,7 @@
 // (trial/byte_ngram.h: interpolated Witten-Bell over the trainer's 257-symbol stream, with a
 // uniform floor) are fitted on each arm's own training file and score T_eval exactly as the
 // engine's eval does: the same token stream (a boundary token before each document), the same
-// fixed eval windows (train/data.h MakeEvalWindows with the trial's context and window count),
+// fixed eval windows (engine/data.h MakeEvalWindows with the trial's context and window count),
 // the same counted target positions, and contexts that never reach back before a window's start.
 // So every score here is in the unit of eval_bpb and comparable with L*.
 //
@@ -67,7 +67,7 @@ Result<NgramScores> ScoreNgramTexts(const std::vector<std::string>& train_docs,
                                     const std::string& eval_name, int order,
                                     const NgramEvalWindows& windows);
 
-// The same on token streams already made (train::Tokenize); eval needs at least 2 tokens (and
+// The same on token streams already made (engine::Tokenize); eval needs at least 2 tokens (and
 // context + 1 when windows.context > 0).
 Result<NgramScores> ScoreNgramTokens(const std::vector<uint16_t>& train,
                                      const std::vector<uint16_t>& eval, int order,

@@ -3,7 +3,7 @@
 //   trial.json          the manifest: version, the config (the trial's fingerprint), each arm's
 //                       data record, each finished run's record, and whether the trial is done
 //   arms/<arm>.jsonl    each arm's documents (+ .manifest.json, the selection's manifest)
-//   runs/<arm>-s<seed>/ each run's checkpoint and curve (train/trainer.h); a launched trainer's
+//   runs/<arm>-s<seed>/ each run's checkpoint and curve (engine/train.h); a launched trainer's
 //                       launch.json, stdout.log, stderr.log, curve and run.json (doc/trainers.md)
 //   runs/init-s<seed>.bin  the engine's initial weights for seed (--trainer torch)
 //   exports/<arm>/      the arms and T_eval ("eval") in trainers' formats (launched trainers)

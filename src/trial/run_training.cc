@@ -9,7 +9,7 @@
 
 #include "base/file.h"
 #include "base/json.h"
-#include "train/init_weights.h"
+#include "engine/init_weights.h"
 #include "trainer/builtin_trainer.h"
 #include "trainer/cmd_trainer.h"
 #include "trainer/parallel.h"
@@ -59,13 +59,13 @@ std::vector<Task> PendingTasks(const TrialConfig& c, const RunFolderManifest& m,
 // The run a task asks the trainer for, every automatic value resolved as the engine resolves it.
 Result<trainer::RunRequest> RequestFor(const TrialConfig& c, const RunFolder& folder,
                                        const Task& t) {
-  train::TrainOptions o;
+  engine::TrainOptions o;
   o.model = c.model;
   o.steps = c.steps;
   o.eval_every = c.eval_every;
   o.threads = c.threads;
   o.lr = c.lr;
-  PF_ASSIGN_OR_RETURN(o, train::ResolveOptions(o));
+  PF_ASSIGN_OR_RETURN(o, engine::ResolveOptions(o));
   trainer::RunRequest r;
   r.arm = t.spec.name;
   r.seed = t.seed;
@@ -129,7 +129,7 @@ class BuiltinProgress {
       : progress_(progress), tasks_(tasks), steps_(steps), total_runs_(total_runs),
         at_once_(at_once), at_(tasks.size(), 0) {}
 
-  void Step(int i, const train::StepInfo& s) {
+  void Step(int i, const engine::StepInfo& s) {
     if (!progress_ || !std::isnan(s.eval_bpb)) return;
     const Task& t = tasks_[static_cast<size_t>(i)];
     if (at_once_ == 1) {
@@ -167,8 +167,8 @@ Status TrainInProcess(const TrialConfig& c, RunFolder& folder, RunExecutor& exec
     const Task& t = tasks[static_cast<size_t>(i)];
     PF_ASSIGN_OR_RETURN(trainer::RunRequest request, RequestFor(c, folder, t));
     if (at_once > 1) request.threads = 1;
-    trainer::BuiltinTrainer engine;
-    auto r = engine.Run(request, [&](const train::StepInfo& s) { shown.Step(i, s); });
+    trainer::BuiltinTrainer builtin;
+    auto r = builtin.Run(request, [&](const engine::StepInfo& s) { shown.Step(i, s); });
     PF_RETURN_IF_ERROR(r.status());
     return ToJson(RecordOf(t, *r)).dump();
   };
@@ -206,7 +206,7 @@ Result<LaunchInputs> PrepareLaunchInputs(const TrialConfig& c, const RunFolder& 
   if (c.trainer.kind == "torch") {
     for (int seed = 1; seed <= c.seeds; ++seed) {
       PF_RETURN_IF_ERROR(
-          train::WriteInitialWeights(c.model, static_cast<uint64_t>(seed), InitPath(c, seed)));
+          engine::WriteInitialWeights(c.model, static_cast<uint64_t>(seed), InitPath(c, seed)));
     }
   }
   return in;

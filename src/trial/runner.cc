@@ -11,9 +11,9 @@
 #include "base/json.h"
 #include "select/prepared.h"
 #include "select/selector.h"
-#include "train/data.h"
-#include "train/schedule.h"
-#include "train/trainer.h"
+#include "engine/data.h"
+#include "engine/schedule.h"
+#include "engine/train.h"
 #include "trial/concurrent_runs.h"
 #include "trial/outcome_builder.h"
 #include "trial/run_training.h"
@@ -82,7 +82,7 @@ Status ValidateSchedules(const TrialConfig& c) {
   }
   std::vector<std::string> names;
   for (const std::string& spec : c.schedules) {
-    PF_ASSIGN_OR_RETURN(train::Schedule s, train::ParseSchedule(spec, c.model.layers));
+    PF_ASSIGN_OR_RETURN(engine::Schedule s, engine::ParseSchedule(spec, c.model.layers));
     if (s.empty()) return Status::InvalidArgument("a schedule arm needs a schedule, not 'none'");
     if (s.ToString() != spec) {
       return Status::InvalidArgument("schedule '" + spec + "' is not in canonical form; write '" +
@@ -131,7 +131,7 @@ Status ValidateTrialFlags(const TrialConfig& c) {
     return Status::InvalidArgument(
         fmt::format("--keep must be a number in (0, 1], got {}", c.keep));
   }
-  return train::ValidateModel(c.model);
+  return engine::ValidateModel(c.model);
 }
 
 const std::string& TrialConfig::TargetTextField() const {
@@ -152,7 +152,7 @@ nlohmann::json TrialConfig::ToJson() const {
                       {"selection_seed", selection_seed},
                       {"baseline", baseline},
                       {"seeds", seeds},
-                      {"model", train::ModelToJson(model_name, model)},
+                      {"model", engine::ModelToJson(model_name, model)},
                       {"steps", steps},
                       {"eval_every", eval_every},
                       {"eval_max_windows", eval_max_windows},
@@ -197,13 +197,13 @@ select::SelectOptions SelectionOptionsOf(const TrialConfig& c) {
   return o;
 }
 
-Result<double> TimeTrainingStepSeconds(const train::ModelConfig& model, int threads) {
+Result<double> TimeTrainingStepSeconds(const engine::ModelConfig& model, int threads) {
   // Four steps on synthetic text; the first (allocation, warm-up) is left out.
   std::string doc;
   for (int i = 0; doc.size() < static_cast<size_t>(model.context) * model.batch * 4; ++i) {
     doc += "calibration text number " + std::to_string(i * 7919 % 1000) + ". ";
   }
-  train::TrainOptions t;
+  engine::TrainOptions t;
   t.model = model;
   t.steps = 4;
   t.eval_every = 1000;
@@ -211,7 +211,7 @@ Result<double> TimeTrainingStepSeconds(const train::ModelConfig& model, int thre
   t.threads = threads;
   double start = WallSeconds();
   double first_step_done = 0;
-  auto r = train::TrainOnDocuments(t, {doc}, {doc}, [&](const train::StepInfo& info) {
+  auto r = engine::TrainOnDocuments(t, {doc}, {doc}, [&](const engine::StepInfo& info) {
     if (info.step == 1 && std::isnan(info.eval_bpb) && first_step_done == 0)
       first_step_done = WallSeconds();
   });
@@ -322,11 +322,11 @@ Status ScoreArms(const TrialConfig& c, RunFolder& folder, std::vector<MadeArm>& 
       if (progress) progress({"regime " + arm.name + " (byte n-grams)", 0, 0, 0, total_runs});
       if (eval == nullptr) {
         PF_ASSIGN_OR_RETURN(eval_read_here,
-                            train::ReadJsonlTexts(c.target_eval, c.TargetTextField()));
+                            engine::ReadJsonlTexts(c.target_eval, c.TargetTextField()));
         eval = &eval_read_here;
       }
       PF_ASSIGN_OR_RETURN(std::vector<std::string> docs,
-                          train::ReadJsonlTexts(arm.path, c.text_field));
+                          engine::ReadJsonlTexts(arm.path, c.text_field));
       PF_ASSIGN_OR_RETURN(record.ngram,
                           ScoreNgramTexts(docs, *eval, c.target_eval, kDefaultNgramOrder, windows));
       PF_RETURN_IF_ERROR(folder.Save());

@@ -30,7 +30,7 @@
 #include "base/status.h"
 #include "corpus/record.h"
 #include "ledger/receipt.h"
-#include "train/config.h"
+#include "engine/config.h"
 #include "trainer/trainer_spec.h"
 #include "trial/metrics.h"
 #include "trial/regime.h"
@@ -54,7 +54,7 @@ struct TrialConfig {
   std::string baseline;  // "" or "first": adds the first quarter as a third arm
   int seeds = 4;         // runs per arm, seeds 1..seeds
   std::string model_name = "tiny";
-  train::ModelConfig model;
+  engine::ModelConfig model;
   int64_t steps = 300;
   int64_t eval_every = 0;  // 0 = steps / 20
   // Eval windows, evenly spread over the held-out file: a fixed set, the same for every run and
@@ -71,7 +71,7 @@ struct TrialConfig {
   std::string forecast_hash;
   double forecast_core_seconds = 0;
   // A schedule trial (doc/schedules.md) when not empty: a plain baseline arm against one arm per
-  // schedule (canonical spelling, train/schedule.h), all trained on the same data, chosen by
+  // schedule (canonical spelling, engine/schedule.h), all trained on the same data, chosen by
   // schedule_data: "random" (a random `keep` of the pool), "curated" (the selector's) or "pool"
   // (the single pool file as it is).
   std::vector<std::string> schedules;
@@ -100,7 +100,7 @@ struct TrialConfig {
 Result<TrialConfig> TrialConfigFromJson(const nlohmann::json& json, const std::string& file);
 
 // Where a trial's runs are trained. The default trains them one after another in this process;
-// dist/ spreads them over MPI ranks (every rank calls RunTrial with the same config). Only the
+// mpi/ spreads them over MPI ranks (every rank calls RunTrial with the same config). Only the
 // leader selects the arms, writes out_dir and returns a full outcome; the others train the runs
 // they own and return an outcome with leader == false.
 class RunExecutor {
@@ -193,7 +193,7 @@ Result<double> EstimateTrialSeconds(const TrialConfig& config);
 
 // Wall seconds of one training step of `model` with `threads` on this machine: four steps on
 // synthetic text, the first (allocation, warm-up) left out. Takes a few of those steps' time.
-Result<double> TimeTrainingStepSeconds(const train::ModelConfig& model, int threads);
+Result<double> TimeTrainingStepSeconds(const engine::ModelConfig& model, int threads);
 
 // The trial's wall seconds from one step's: steps x arms x seeds x 1.15 (evals) plus 5 s per arm
 // (selection and the regime check). EstimateTrialSeconds and --budget plans both use it.

@@ -122,7 +122,7 @@ struct ScheduleTrialResult {
   double flops_per_step = 0;  // a full (unfrozen) step, from the inputs' first run
 };
 
-// "fixed", "adaptive" or "earlystop" for a schedule string (train/schedule.h syntax).
+// "fixed", "adaptive" or "earlystop" for a schedule string (engine/schedule.h syntax).
 std::string ScheduleKind(const std::string& schedule);
 
 // The schedule trial's four measures on the columns: gross and net FLOPs (trigger charged), net

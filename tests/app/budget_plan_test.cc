@@ -17,14 +17,14 @@ std::vector<PlanCandidate> Candidates() {
   const double seconds_per_step[] = {0.01, 0.05, 0.5};
   int i = 0;
   for (const char* name : {"tiny", "small", "medium"}) {
-    out.push_back({name, train::NamedModel(name).value(), seconds_per_step[i++]});
+    out.push_back({name, engine::NamedModel(name).value(), seconds_per_step[i++]});
   }
   return out;
 }
 
 // Seconds for the 8 runs of `c` at 20 N tokens each.
 double OptimalSeconds(const PlanCandidate& c) {
-  const double tokens = 20.0 * static_cast<double>(train::ParamCount(c.model));
+  const double tokens = 20.0 * static_cast<double>(engine::ParamCount(c.model));
   const auto steps = static_cast<int64_t>(std::ceil(tokens / (c.model.batch * c.model.context)));
   return trial::TrialSecondsFromStep(c.seconds_per_step, steps, 2, 4);
 }
@@ -39,7 +39,7 @@ TEST(BudgetPlan, TheLargestModelWhose20NTokenRunsFitWithTheStepsThatFillTheBudge
   EXPECT_EQ(plan->model_name, "small");
   EXPECT_FALSE(plan->under_trained);
   EXPECT_GE(plan->tokens, plan->optimal_tokens);
-  EXPECT_EQ(plan->optimal_tokens, 20 * train::ParamCount(c[1].model));
+  EXPECT_EQ(plan->optimal_tokens, 20 * engine::ParamCount(c[1].model));
   EXPECT_EQ(plan->tokens, plan->steps * c[1].model.batch * c[1].model.context);
   // The steps fill the budget: one more would not fit.
   EXPECT_LE(plan->estimated_seconds, budget);

@@ -1,5 +1,5 @@
 // The distributed budget cut (cut.h) takes exactly what TakeByBudget takes: checked here in one
-// process (the MPI tests in tests/dist check it across ranks) on keys with many ties, documents of
+// process (the MPI tests in tests/mpi check it across ranks) on keys with many ties, documents of
 // zero bytes and budgets from nothing to everything.
 
 #include "select/cut.h"

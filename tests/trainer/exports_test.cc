@@ -12,7 +12,7 @@
 
 #include "base/sha256.h"
 #include "testing/testing.h"
-#include "train/data.h"
+#include "engine/data.h"
 
 namespace preflight::trainer {
 namespace {
@@ -35,9 +35,9 @@ TEST(Exports, RoundTripMatchesTheEngine) {
             "{\"body\": \"a \\\"quoted\\\"\\nline\"}\n");
   auto e = ExportArm(source, "body", dir + "/exports/curated");
   ASSERT_TRUE(e.ok()) << e.status().message();
-  auto docs = train::ReadJsonlTexts(source, "body");
+  auto docs = engine::ReadJsonlTexts(source, "body");
   ASSERT_TRUE(docs.ok());
-  const std::vector<uint16_t> want = train::Tokenize(*docs);
+  const std::vector<uint16_t> want = engine::Tokenize(*docs);
   EXPECT_EQ(U16(ReadText(e->tokens_bin)), want);
   EXPECT_EQ(e->documents, 2u);
   EXPECT_EQ(e->bytes, (*docs)[0].size() + (*docs)[1].size());
@@ -96,7 +96,7 @@ TEST(Exports, ReusedWhenMatchingRedoneWhenNot) {
   auto again = ExportArm(source, "text", out);
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(again->documents, 1u);
-  EXPECT_EQ(U16(ReadText(out + "/tokens.bin")), train::Tokenize({"three"}));
+  EXPECT_EQ(U16(ReadText(out + "/tokens.bin")), engine::Tokenize({"three"}));
 }
 
 // The same bytes read with another field are other documents: exported anew, the field recorded.
@@ -111,7 +111,7 @@ TEST(Exports, AnotherFieldOfTheSameSourceIsExportedAnew) {
   auto content = ExportArm(source, "content", out);
   ASSERT_TRUE(content.ok()) << content.status().message();
   EXPECT_EQ(content->bytes, 14u);
-  EXPECT_EQ(U16(ReadText(out + "/tokens.bin")), train::Tokenize({"the longer one"}));
+  EXPECT_EQ(U16(ReadText(out + "/tokens.bin")), engine::Tokenize({"the longer one"}));
   const auto m = nlohmann::json::parse(ReadText(out + "/manifest.json"));
   EXPECT_EQ(m["source"]["text_field"], "content");
   EXPECT_EQ(ReadExport(out)->source_text_field, "content");

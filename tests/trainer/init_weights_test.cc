@@ -2,7 +2,7 @@
 // its tensor order, with the header doc/trainers.md states; a second write of the same file is a
 // no-op; damaged files are refused.
 
-#include "train/init_weights.h"
+#include "engine/init_weights.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -10,9 +10,9 @@
 #include <cstring>
 
 #include "testing/testing.h"
-#include "train/model.h"
+#include "engine/model.h"
 
-namespace preflight::train {
+namespace preflight::engine {
 namespace {
 
 using preflight::testing::ReadText;
@@ -94,4 +94,4 @@ TEST(NamedModels, TenAndFortyMillion) {
 }
 
 }  // namespace
-}  // namespace preflight::train
+}  // namespace preflight::engine

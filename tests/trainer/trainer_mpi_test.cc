@@ -1,5 +1,5 @@
 // mpirun with a launched trainer is refused (exit 2) before anything is written: every rank would
-// launch the runs. Registered only with MPI (like tests/dist).
+// launch the runs. Registered only with MPI (like tests/mpi).
 
 #include <gtest/gtest.h>
 

@@ -10,9 +10,9 @@
 #include <cstring>
 #include <string>
 
-#include "train/data.h"
-#include "train/optimizer.h"
-#include "train/rng.h"
+#include "engine/data.h"
+#include "engine/optimizer.h"
+#include "engine/xoshiro.h"
 
 namespace {
 
@@ -26,7 +26,7 @@ int Usage() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  using preflight::train::Rng;
+  using preflight::engine::Rng;
   if (argc < 2) return Usage();
   const std::string what = argv[1];
   if (what == "next" && argc == 4) {
@@ -42,14 +42,14 @@ int main(int argc, char** argv) {
     Rng rng(Arg(argv, 2));
     for (uint64_t i = 0; i < Arg(argv, 3); i++) std::printf("%a\n", rng.Normal());
   } else if (what == "windows" && argc == 5) {
-    const auto windows = preflight::train::MakeEvalWindows(static_cast<int64_t>(Arg(argv, 2)),
+    const auto windows = preflight::engine::MakeEvalWindows(static_cast<int64_t>(Arg(argv, 2)),
                                                            static_cast<int>(Arg(argv, 3)),
                                                            static_cast<int64_t>(Arg(argv, 4)));
     for (const auto& w : windows) std::printf("%lld %d\n", (long long)w.start, w.first_counted);
   } else if (what == "lr" && argc == 6) {
     const int64_t steps = static_cast<int64_t>(Arg(argv, 2));
     for (int64_t s = 0; s <= steps; s++) {
-      std::printf("%a\n", static_cast<double>(preflight::train::LearningRate(
+      std::printf("%a\n", static_cast<double>(preflight::engine::LearningRate(
                               s, steps, static_cast<int64_t>(Arg(argv, 3)),
                               std::strtof(argv[4], nullptr), std::strtof(argv[5], nullptr))));
     }

@@ -14,7 +14,7 @@
 #include "testing/planted.h"
 #include "testing/testing.h"
 #include "testing/trial_result.h"
-#include "train/config.h"
+#include "engine/config.h"
 #include "trial/concurrent_runs.h"
 
 namespace preflight::trial {
@@ -28,18 +28,18 @@ using preflight::testing::ScratchDir;
 TEST(ConcurrentRuns, AutoIsOneRunPerThreadForModelsUnderHalfAMillionParameters) {
   TrialConfig c;
   c.threads = 2;
-  c.model = train::NamedModel("tiny").value();
+  c.model = engine::NamedModel("tiny").value();
   EXPECT_EQ(RunsAtOnce(c), 2);
   c.threads = 1;
   EXPECT_EQ(RunsAtOnce(c), 1);
   c.threads = 2;
-  c.model = train::NamedModel("small").value();
-  EXPECT_GE(train::ParamCount(c.model), 500'000);
+  c.model = engine::NamedModel("small").value();
+  EXPECT_GE(engine::ParamCount(c.model), 500'000);
   EXPECT_EQ(RunsAtOnce(c), 1);
   c.runs_at_once = 3;  // asked for: as given, whatever the model
   EXPECT_EQ(RunsAtOnce(c), 3);
   c.runs_at_once = 0;
-  c.model = train::NamedModel("tiny").value();
+  c.model = engine::NamedModel("tiny").value();
   c.schedules = {"freeze:embeddings@0.5"};  // a schedule trial compares wall time: one at a time
   EXPECT_EQ(RunsAtOnce(c), 1);
 }

@@ -10,7 +10,7 @@
 #include "select/prepared.h"
 #include "testing/planted.h"
 #include "testing/testing.h"
-#include "train/data.h"
+#include "engine/data.h"
 #include "trial/outcome_builder.h"
 #include "trial/runner.h"
 
@@ -71,7 +71,7 @@ TEST(InputCheck, KeepsWhatItMeasuredOfEveryInput) {
     ASSERT_TRUE(want.ok());
     EXPECT_EQ(ledger::InputJson(got), ledger::InputJson(*want)) << role;
   }
-  EXPECT_EQ(checked.eval_texts, *train::ReadJsonlTexts(c.target_eval));
+  EXPECT_EQ(checked.eval_texts, *engine::ReadJsonlTexts(c.target_eval));
   ASSERT_NE(checked.passes, nullptr);
   EXPECT_EQ(checked.passes->pool_pass.summary.docs, 80u);
   EXPECT_FALSE(Exists(c.out_dir));  // the check writes nothing

@@ -9,7 +9,7 @@
 
 #include "testing/planted.h"
 #include "testing/testing.h"
-#include "train/data.h"
+#include "engine/data.h"
 #include "trial/byte_ngram.h"
 
 namespace preflight::trial {
@@ -23,7 +23,7 @@ std::vector<uint16_t> RandomBytes(uint64_t seed, size_t n) {
   TestRng rng(seed);
   std::vector<std::string> doc(1, std::string(n, '\0'));
   for (char& ch : doc[0]) ch = static_cast<char>(rng.Below(256));
-  return train::Tokenize(doc);
+  return engine::Tokenize(doc);
 }
 
 // Text made of common English words in random order: letters within a word follow English
@@ -63,7 +63,7 @@ TEST(ByteNgramTest, KnownAnswerOnATinyStream) {
 
 TEST(ByteNgramTest, EveryOrderSumsToOneOverTheNextSymbols) {
   const std::vector<std::string> docs = EnglishWords(3, 20, 200);
-  const std::vector<uint16_t> tokens = train::Tokenize(docs);
+  const std::vector<uint16_t> tokens = engine::Tokenize(docs);
   const ByteNgramModel model(tokens, 4);
   const std::vector<std::vector<uint16_t>> contexts = {
       {}, {'t'}, {'t', 'h'}, {' ', 't', 'h'}, {256, 't', 'h'}, {'q', 'q', 'q'}, {0, 0, 0}};
@@ -82,8 +82,8 @@ TEST(ByteNgramTest, EveryOrderSumsToOneOverTheNextSymbols) {
 }
 
 TEST(RegimeTest, OneRepeatedByteCostsAlmostNothing) {
-  const std::vector<uint16_t> train = train::Tokenize({std::string(100000, 'a')});
-  const std::vector<uint16_t> eval = train::Tokenize({std::string(1000, 'a')});
+  const std::vector<uint16_t> train = engine::Tokenize({std::string(100000, 'a')});
+  const std::vector<uint16_t> eval = engine::Tokenize({std::string(1000, 'a')});
   auto s = ScoreNgramTokens(train, eval, 4, {});
   ASSERT_TRUE(s.ok()) << s.status().message();
   EXPECT_LT(s->unigram_bpb, 1e-3);  // the one boundary token aside, every target is 'a'
@@ -102,8 +102,8 @@ TEST(RegimeTest, UniformRandomBytesCostEightBits) {
 }
 
 TEST(RegimeTest, OrderFourBeatsBigramOnEnglishWords) {
-  auto s = ScoreNgramTokens(train::Tokenize(EnglishWords(1, 50, 400)),
-                            train::Tokenize(EnglishWords(2, 5, 400)), 4, {});
+  auto s = ScoreNgramTokens(engine::Tokenize(EnglishWords(1, 50, 400)),
+                            engine::Tokenize(EnglishWords(2, 5, 400)), 4, {});
   ASSERT_TRUE(s.ok()) << s.status().message();
   EXPECT_LT(s->bigram_bpb, s->unigram_bpb - 0.5);
   EXPECT_LT(s->ngram_bpb, s->bigram_bpb - 0.5);
@@ -111,8 +111,8 @@ TEST(RegimeTest, OrderFourBeatsBigramOnEnglishWords) {
 }
 
 TEST(RegimeTest, ScoresTheEngineEvalWindows) {
-  const std::vector<uint16_t> train = train::Tokenize(EnglishWords(1, 20, 300));
-  const std::vector<uint16_t> eval = train::Tokenize(EnglishWords(2, 4, 300));
+  const std::vector<uint16_t> train = engine::Tokenize(EnglishWords(1, 20, 300));
+  const std::vector<uint16_t> eval = engine::Tokenize(EnglishWords(2, 4, 300));
   const int64_t n = static_cast<int64_t>(eval.size());
   // One window over the whole stream is the whole stream.
   auto whole = ScoreNgramTokens(train, eval, 4, {});
@@ -141,8 +141,8 @@ TEST(RegimeTest, ScoreNgramsReadsFilesAsTheTrainerDoesAndNamesABadOne) {
   WriteText(dir + "/eval.jsonl", "{\"text\":\"the bat sat\"}\n");
   auto s = ScoreNgrams(dir + "/train.jsonl", {}, dir + "/eval.jsonl", {}, 4);
   ASSERT_TRUE(s.ok()) << s.status().message();
-  auto tokens = ScoreNgramTokens(train::Tokenize({"the cat sat on the mat", "the hat"}),
-                                 train::Tokenize({"the bat sat"}), 4, {});
+  auto tokens = ScoreNgramTokens(engine::Tokenize({"the cat sat on the mat", "the hat"}),
+                                 engine::Tokenize({"the bat sat"}), 4, {});
   EXPECT_EQ(s->ngram_bpb, tokens->ngram_bpb);
   auto again = ScoreNgrams(dir + "/train.jsonl", {}, dir + "/eval.jsonl", {}, 4);
   EXPECT_EQ(s->ngram_bpb, again->ngram_bpb);  // deterministic, bit for bit
@@ -164,8 +164,8 @@ TEST(RegimeTest, ScoreNgramsReadsTheArmAndTheEvalSetWithTheirOwnFields) {
   pool.text_field = "content";
   auto s = ScoreNgrams(dir + "/arm.jsonl", pool, dir + "/eval.jsonl", target, 4);
   ASSERT_TRUE(s.ok()) << s.status().message();
-  auto tokens = ScoreNgramTokens(train::Tokenize({"the cat sat on the mat", "the hat"}),
-                                 train::Tokenize({"the bat sat"}), 4, {});
+  auto tokens = ScoreNgramTokens(engine::Tokenize({"the cat sat on the mat", "the hat"}),
+                                 engine::Tokenize({"the bat sat"}), 4, {});
   EXPECT_EQ(s->ngram_bpb, tokens->ngram_bpb);
   // One field for both names the file and line that lacks it.
   auto wrong = ScoreNgrams(dir + "/arm.jsonl", pool, dir + "/eval.jsonl", pool, 4);

@@ -9,7 +9,7 @@
 #include "testing/planted.h"
 #include "testing/testing.h"
 #include "testing/trial_result.h"
-#include "train/config.h"
+#include "engine/config.h"
 #include "trial/runner.h"
 
 namespace preflight::trial {
@@ -22,8 +22,8 @@ using preflight::testing::ScratchDir;
 using preflight::testing::WriteText;
 
 // A model small enough that a run of 150 steps takes about a second on one core.
-train::ModelConfig MicroModel() {
-  train::ModelConfig m;
+engine::ModelConfig MicroModel() {
+  engine::ModelConfig m;
   m.layers = 1;
   m.d_model = 32;
   m.heads = 2;

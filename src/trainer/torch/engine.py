@@ -12,11 +12,11 @@ import numpy as np
 
 MASK64 = (1 << 64) - 1
 GOLDEN_GAMMA = 0x9E3779B97F4A7C15  # src/base/rng.h kGoldenGamma
-SAMPLER_SALT = 0xD1B54A32D192ED03  # src/train/trainer.cc kSamplerSalt
+SAMPLER_SALT = 0xD1B54A32D192ED03  # src/engine/train.cc kSamplerSalt
 VOCAB = 257
 BOUNDARY = 256
 
-# src/train/config.cc's named models, and the larger shapes of issue 23 (10m is nanoGPT's
+# src/engine/config.cc's named models, and the larger shapes of issue 23 (10m is nanoGPT's
 # shakespeare_char shape). (layers, d_model, heads, context, batch)
 NAMED_MODELS = {
     "tiny": (2, 64, 2, 64, 16),
@@ -36,7 +36,7 @@ def mix64(x):
 
 
 class Rng:
-    """src/train/rng.h: xoshiro256** seeded through SplitMix64."""
+    """src/engine/xoshiro.h: xoshiro256** seeded through SplitMix64."""
 
     def __init__(self, seed=0):
         state, s = [], seed & MASK64
@@ -78,7 +78,7 @@ class Rng:
 
 
 def param_shapes(L, C, T, V=VOCAB):
-    """(name, shape, decayed) in the engine's tensor order (src/train/model.h ParamIndex)."""
+    """(name, shape, decayed) in the engine's tensor order (src/engine/model.h ParamIndex)."""
     return [("wte", (V, C), True), ("wpe", (T, C), True), ("ln1w", (L, C), False),
             ("ln1b", (L, C), False), ("qkvw", (L, 3 * C, C), True), ("qkvb", (L, 3 * C), False),
             ("attprojw", (L, C, C), True), ("attprojb", (L, C), False), ("ln2w", (L, C), False),
@@ -88,17 +88,17 @@ def param_shapes(L, C, T, V=VOCAB):
 
 
 def param_count(L, C, T, V=VOCAB):
-    """src/train/config.cc ParamCount."""
+    """src/engine/config.cc ParamCount."""
     return L * (12 * C * C + 13 * C) + 2 * C + V * C + T * C
 
 
 def flops_per_token(L, C, T, V=VOCAB):
-    """src/train/config.cc FlopsPerToken: 6 (non-embedding + V C) + 12 L T C."""
+    """src/engine/config.cc FlopsPerToken: 6 (non-embedding + V C) + 12 L T C."""
     return 6.0 * (L * (12 * C * C + 13 * C) + 2 * C + V * C) + 12.0 * L * T * C
 
 
 def init_weights(L, C, T, seed):
-    """src/train/model.cc Gpt::InitWeights: {name: float32 array}, drawn from Rng(seed) in
+    """src/engine/model.cc Gpt::InitWeights: {name: float32 array}, drawn from Rng(seed) in
     tensor order. Pure Python, about 10 s per million parameters here: --init exists for big
     models."""
     rng = Rng(seed)
@@ -133,7 +133,7 @@ def unflatten(flat, L, C, T):
 
 
 class WindowSampler:
-    """src/train/data.cc WindowSampler: B windows of T+1 tokens per batch, starts from
+    """src/engine/data.cc WindowSampler: B windows of T+1 tokens per batch, starts from
     Rng(seed ^ salt).below(n - T). Its whole state is the Rng's."""
 
     def __init__(self, tokens, T, seed):
@@ -148,7 +148,7 @@ class WindowSampler:
 
 
 def make_eval_windows(n, T, max_windows):
-    """src/train/data.cc MakeEvalWindows: [(start, first_counted)]."""
+    """src/engine/data.cc MakeEvalWindows: [(start, first_counted)]."""
     windows, start = [], 0
     while start + T + 1 <= n:
         windows.append((start, 0))
@@ -163,7 +163,7 @@ def make_eval_windows(n, T, max_windows):
 
 
 def learning_rate(step, steps, warmup, max_lr, min_ratio):
-    """src/train/optimizer.cc LearningRate, in its float and double arithmetic."""
+    """src/engine/optimizer.cc LearningRate, in its float and double arithmetic."""
     f32 = np.float32
     max_lr, min_ratio = f32(max_lr), f32(min_ratio)
     if step < warmup:
@@ -241,7 +241,7 @@ def read_init(path, L, C, NH, T, seed):
 
 
 def tokenize(texts):
-    """src/train/data.cc Tokenize: for each document the boundary token, then its UTF-8 bytes."""
+    """src/engine/data.cc Tokenize: for each document the boundary token, then its UTF-8 bytes."""
     out = []
     for text in texts:
         out.append(BOUNDARY)

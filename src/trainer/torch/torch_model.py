@@ -1,8 +1,8 @@
 """The preflight GPT written in PyTorch, tensor for tensor in the engine's parameter layout.
 
-Shared by scripts/torch_reference.py (the correctness fixture), bench/train/torch_bench.py (the
+Shared by scripts/torch_reference.py (the correctness fixture), bench/engine/torch_bench.py (the
 speed peer) and train.py beside it (the trainer of `--trainer torch`). Parameters are plain leaf
-tensors named and shaped as in src/train/model.h (per-layer tensors stacked layer-major), so a
+tensors named and shaped as in src/engine/model.h (per-layer tensors stacked layer-major), so a
 flat copy maps one to one onto the C++ engine. Runs on Debian's python3-torch (1.13; run with
 /usr/bin/python3) and on torch 2.x.
 """
@@ -116,7 +116,7 @@ def make_optimizer(p, lr, weight_decay=0.1, betas=(0.9, 0.95), eps=1e-8):
 
 
 def learning_rate(step, steps, warmup, max_lr, min_ratio):
-    """The engine's schedule (src/train/optimizer.cc): linear warm-up, cosine to min_ratio."""
+    """The engine's schedule (src/engine/optimizer.cc): linear warm-up, cosine to min_ratio."""
     if step < warmup:
         return max_lr * (step + 1) / warmup
     min_lr = max_lr * min_ratio
