@@ -11,7 +11,7 @@
 #include <string_view>
 
 #include "corpus/chunk_reader.h"
-#include "corpus/format.h"
+#include "corpus/input_format.h"
 #include "corpus/scanner.h"
 
 namespace preflight::fuzz {

@@ -10,7 +10,7 @@
 #include "ledger/ledger.h"
 #include "ledger/receipt.h"
 #include "ledger/writable.h"
-#include "narrate/regime.h"
+#include "narrate/regime_text.h"
 
 namespace preflight::app {
 namespace {

@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "base/format.h"
+#include "base/number_format.h"
 #include "trial/runner.h"
 
 namespace preflight::app {

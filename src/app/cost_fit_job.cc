@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "base/file.h"
-#include "base/format.h"
+#include "base/number_format.h"
 #include "ledger/writable.h"
 
 namespace preflight::app {

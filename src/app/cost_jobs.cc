@@ -6,7 +6,7 @@
 
 #include "base/clock.h"
 #include "base/file.h"
-#include "base/format.h"
+#include "base/number_format.h"
 #include "base/sha256.h"
 #include "cost/loss_law.h"
 #include "ledger/ledger.h"

@@ -8,7 +8,7 @@
 
 #include "app/rung_reuse.h"
 #include "base/file.h"
-#include "base/format.h"
+#include "base/number_format.h"
 #include "base/json.h"
 #include "ledger/ledger.h"
 #include "ledger/receipt.h"

@@ -8,7 +8,7 @@
 
 #include "app/trial_parts.h"
 #include "base/file.h"
-#include "base/format.h"
+#include "base/number_format.h"
 #include "base/json.h"
 #include "ledger/ledger.h"
 #include "ledger/writable.h"

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "base/format.h"
+#include "base/number_format.h"
 #include "base/json.h"
 
 namespace preflight::app {

@@ -1,6 +1,6 @@
 #pragma once
 // Sequential, line-aligned chunks of one input file, plain, gzip- or zstd-compressed (by content,
-// corpus/format.h), hashed with SHA-256 as read. A compressed file whose content is not text
+// corpus/input_format.h), hashed with SHA-256 as read. A compressed file whose content is not text
 // (a gzipped Parquet file or tar archive) is refused on the first Next(). A UTF-8 byte-order mark
 // at the very start of the stream is skipped (skipped_bom() says so; offsets still count it). A
 // chunk always ends just after a '\n' (or at the end of the input), so that lines never straddle
@@ -15,7 +15,7 @@
 
 #include "base/sha256.h"
 #include "base/status.h"
-#include "corpus/format.h"
+#include "corpus/input_format.h"
 
 namespace preflight::corpus {
 

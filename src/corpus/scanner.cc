@@ -11,7 +11,7 @@
 
 #include "base/file.h"
 #include "corpus/chunk_reader.h"
-#include "corpus/format.h"
+#include "corpus/input_format.h"
 
 namespace preflight::corpus {
 namespace {

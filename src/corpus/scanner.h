@@ -1,6 +1,6 @@
 #pragma once
 // Streams the documents of inputs (files or folders of JSONL, gzip or zstd JSONL, and plain text,
-// each file read by its content: corpus/format.h, doc/corpus-format.md) to a visitor, parsing
+// each file read by its content: corpus/input_format.h, doc/corpus-format.md) to a visitor, parsing
 // lines on several threads. Memory is O(chunk + longest line) per input, never O(input bytes).
 // Every input is hashed (SHA-256) as read. Every file of every input is checked before the first
 // document is read: Parquet, Arrow, save_to_disk folders and binaries fail at once.

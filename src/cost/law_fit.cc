@@ -14,7 +14,7 @@
 #include <sstream>
 
 #include "base/file.h"
-#include "base/format.h"
+#include "base/number_format.h"
 
 namespace preflight::cost {
 namespace {

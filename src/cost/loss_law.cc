@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "base/file.h"
-#include "base/format.h"
+#include "base/number_format.h"
 
 namespace preflight::cost {
 

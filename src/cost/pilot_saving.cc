@@ -3,7 +3,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "base/format.h"
+#include "base/number_format.h"
 #include "base/json.h"
 
 namespace preflight::cost {

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "base/format.h"
+#include "base/number_format.h"
 #include "cost/cost_estimate.h"
 
 namespace preflight::cost {

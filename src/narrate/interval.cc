@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "base/format.h"
+#include "base/number_format.h"
 
 namespace preflight::narrate {
 namespace {

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "base/format.h"
+#include "base/number_format.h"
 #include "narrate/interval.h"
 
 namespace preflight::narrate {

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "base/format.h"
+#include "base/number_format.h"
 #include "report/trial_report.h"
 
 namespace preflight::report {

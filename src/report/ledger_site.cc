@@ -6,7 +6,7 @@
 #include <cctype>
 #include <cmath>
 
-#include "base/format.h"
+#include "base/number_format.h"
 #include "report/ledger_site_plot.h"
 #include "report/svg_plot.h"
 #include "report/trial_report.h"

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "base/format.h"
+#include "base/number_format.h"
 #include "narrate/interval.h"
 
 namespace preflight::report {

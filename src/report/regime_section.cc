@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "narrate/regime.h"
+#include "narrate/regime_text.h"
 #include "report/trial_report.h"
 
 namespace preflight::report {

@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "base/format.h"
+#include "base/number_format.h"
 #include "narrate/interval.h"
 #include "narrate/schedule_record.h"
 #include "report/trial_report.h"

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "base/format.h"
+#include "base/number_format.h"
 #include "base/version.h"
 #include "narrate/interval.h"
 #include "report/page_sections.h"

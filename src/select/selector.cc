@@ -11,7 +11,7 @@
 #include <utility>
 
 #include "base/clock.h"
-#include "base/format.h"
+#include "base/number_format.h"
 #include "select/manifest.h"
 #include "select/output.h"
 #include "select/pool_pass.h"

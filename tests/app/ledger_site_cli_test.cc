@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/ledger_site_job.h"
-#include "base/format.h"
+#include "base/number_format.h"
 #include "ledger/ledger.h"
 #include "ledger/receipt.h"
 #include "testing/planted.h"

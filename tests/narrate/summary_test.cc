@@ -7,7 +7,7 @@
 
 #include <cstdio>
 
-#include "base/format.h"
+#include "base/number_format.h"
 #include "trial/schedule_runs.h"
 #include "trial/trial_inputs.h"
 

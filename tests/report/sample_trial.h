@@ -5,7 +5,7 @@
 #include <cmath>
 #include <string>
 
-#include "base/format.h"
+#include "base/number_format.h"
 #include "narrate/lab_record.h"
 #include "narrate/sample_question.h"
 #include "report/trial_report.h"

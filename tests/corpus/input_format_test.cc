@@ -1,7 +1,7 @@
 // Inputs as people have them: folders of compressed shards, gzip, Parquet and Arrow files,
 // Hugging Face save_to_disk folders, binary junk, byte-order marks (doc/corpus-format.md).
 
-#include "corpus/format.h"
+#include "corpus/input_format.h"
 
 #include <gtest/gtest.h>
 #include <zlib.h>

@@ -1,7 +1,7 @@
 // The regime check in words: the sentence, the warning beside an uninformative pilot's saving,
 // and the one-screen line.
 
-#include "narrate/regime.h"
+#include "narrate/regime_text.h"
 
 #include <gtest/gtest.h>
 

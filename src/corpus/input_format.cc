@@ -1,4 +1,4 @@
-#include "corpus/format.h"
+#include "corpus/input_format.h"
 
 #include <fcntl.h>
 #include <simdjson.h>

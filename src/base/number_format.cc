@@ -1,4 +1,4 @@
-#include "base/format.h"
+#include "base/number_format.h"
 
 #include <fmt/format.h>
 

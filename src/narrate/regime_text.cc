@@ -1,4 +1,4 @@
-#include "narrate/regime.h"
+#include "narrate/regime_text.h"
 
 #include <fmt/format.h>
 
