@@ -1,4 +1,5 @@
-// A trial job's words: the lab record, the one-screen summary and the report page.
+// A trial job's words: the lab record, the one-screen summary and the report page; its JSON
+// (trial/result_json.h writes it) with the words and the forecast under test.
 
 #include <fmt/format.h>
 
@@ -6,12 +7,13 @@
 #include "app/trial_parts.h"
 #include "base/file.h"
 #include "base/number_format.h"
+#include "engine/config.h"
 #include "narrate/lab_record.h"
 #include "narrate/regime_text.h"
 #include "narrate/schedule_record.h"
 #include "narrate/summary.h"
 #include "report/trial_report.h"
-#include "engine/config.h"
+#include "trial/result_json.h"
 
 namespace preflight::app {
 namespace {
@@ -125,6 +127,15 @@ Status Narrate(TrialJob& job) {
   job.lab_record = LabRecordOf(job.outcome);
   if (job.outcome.regime) narrate::AddRegimeToLabRecord(*job.outcome.regime, job.lab_record);
   return Status::Ok();
+}
+
+nlohmann::json TrialResultJson(const TrialJob& job) {
+  return trial::OutcomeResultJson(job.outcome, {job.lab_record, ForecastUnderTestJson(job)});
+}
+
+nlohmann::json TrialJson(const TrialJob& job) {
+  return trial::OutcomeSummaryJson(job.outcome, TrialResultJson(job), job.report_path,
+                                   job.receipt_hash);
 }
 
 std::string TrialText(const TrialJob& job) {

@@ -1,6 +1,11 @@
 #include "trial/result_json.h"
 
+#include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <system_error>
+
+#include "engine/config.h"
 
 namespace preflight::trial {
 namespace {
@@ -151,6 +156,135 @@ json ScheduleTrialResultToJson(const ScheduleTrialResult& r) {
     out["t_arm"] = comparisons[0]["t_arm"];
   }
   return out;
+}
+
+void AddRegimeAndFolder(const std::optional<Regime>& regime, const std::string& out_dir,
+                        json& result) {
+  result["regime"] = regime ? RegimeToJson(*regime) : json(nullptr);
+  std::error_code ec;
+  const std::filesystem::path absolute = std::filesystem::absolute(out_dir, ec);
+  result["out_dir"] = ec ? out_dir : absolute.lexically_normal().string();
+}
+
+namespace {
+
+json ArmDataJson(const ArmRecord& a) {
+  return {{"data_kind", a.data_kind},
+          {"kept_docs", a.kept_docs},
+          {"kept_bytes", a.kept_bytes},
+          {"output_sha256", a.output_sha256},
+          {"selection_core_seconds", a.selection_core_seconds}};
+}
+
+// arm_data: each data arm's record by name (a schedule trial's one file, "data").
+json ArmData(const TrialOutcome& o) {
+  json arms = json::object();
+  for (const MadeArm& made : o.data) {
+    const bool shown = o.schedule ? made.name == "data"
+                                  : std::any_of(o.arms.begin(), o.arms.end(), [&](const Arm& a) {
+                                      return a.spec.name == made.name;
+                                    });
+    if (shown) arms[made.name] = ArmDataJson(made.record);
+  }
+  return arms;
+}
+
+json ComputeJson(const TrialOutcome& o) {
+  json runs = json::array();
+  for (const RunRecord& r : o.runs) {
+    json run = {{"run", r.arm + "/seed-" + std::to_string(r.seed)},
+                {"flops_per_step", r.flops_per_step},
+                {"steps", r.steps},
+                {"tokens_per_step", r.tokens_per_step}};
+    if (o.schedule) {
+      run["flops"] = r.flops;
+    } else {
+      run["tokens"] = r.steps * r.tokens_per_step;
+    }
+    runs.push_back(run);
+  }
+  const double flops_per_step = o.runs.empty() ? 0 : o.runs.front().flops_per_step;
+  if (o.schedule) {
+    return {{"matched", true},
+            {"rule", "same model, data and step budget; a schedule may spend less"},
+            {"runs", runs},
+            {"flops_per_step", flops_per_step}};
+  }
+  return {{"matched", true},
+          {"runs", runs},
+          {"core_seconds_per_step", o.core_seconds_per_step},
+          {"flops_per_step", o.trial.flops_per_step}};
+}
+
+// A launched trainer's runs and how they were charged (doc/trainers.md, "What a launched run
+// costs"): compute.core_seconds_per_step then holds f in charged seconds per step.
+json TrainerJson(const TrialOutcome& o) {
+  json runs = json::array();
+  for (const RunRecord& r : o.runs) {
+    if (!r.launch) continue;
+    const trainer::LaunchFacts& l = *r.launch;
+    runs.push_back({{"run", RunKey(r.arm, r.seed)},
+                    {"charged_seconds", l.charged_seconds},
+                    {"charged_source", l.charged_source},
+                    {"wall_seconds", l.wall_seconds},
+                    {"cpu_seconds", l.cpu_seconds},
+                    {"attempts", l.attempts},
+                    {"params", r.params},
+                    {"params_source", l.params_source},
+                    {"flops_per_step", r.flops_per_step},
+                    {"flops_source", l.flops_source},
+                    {"tokens_per_step", r.tokens_per_step},
+                    {"tokens_source", l.tokens_source}});
+  }
+  json j = o.config.trainer.ToJson();
+  j["net_rule"] =
+      "f = median over runs of charged seconds / steps (a run's charged seconds: the launch's "
+      "measured wall seconds, or run.json's train_seconds when smaller); selection core-seconds "
+      "charged 1:1 against those seconds";
+  j["step_seconds"] = o.core_seconds_per_step;
+  j["runs"] = runs;
+  return j;
+}
+
+}  // namespace
+
+json OutcomeResultJson(const TrialOutcome& o, const ResultWords& words) {
+  json res = o.schedule ? ScheduleTrialResultToJson(*o.schedule) : TrialResultToJson(o.trial);
+  res["lab_record"] = words.lab_record;
+  res["arm_data"] = ArmData(o);
+  AddRegimeAndFolder(o.regime, o.out_dir, res);
+  res["compute"] = ComputeJson(o);
+  res["model"] = engine::ModelToJson(o.config.model_name, o.config.model);
+  res["model"]["params"] = o.params;
+  if (!o.schedule) res["forecast"] = words.forecast;
+  if (!o.config.trainer.IsBuiltin()) res["trainer"] = TrainerJson(o);
+  return res;
+}
+
+json OutcomeSummaryJson(const TrialOutcome& o, const json& r, const std::string& report_path,
+                        const std::string& receipt) {
+  json doc = {{"compute_saved", r["compute_saved"]},
+              {"caught_up", r["caught_up"]},
+              {"l_star", r["l_star"]},
+              {"regime", r["regime"]},
+              {"comparisons", r["comparisons"]},
+              {"lab_record", r["lab_record"]},
+              {"report", report_path},
+              {"receipt", receipt},
+              {"reused_runs", o.reused_runs},
+              {"cost", {{"core_seconds", o.core_seconds}, {"flops", o.flops}}}};
+  if (o.schedule) {
+    doc["kind"] = "schedule";
+    doc["t_baseline"] = r["t_baseline"];
+    doc["t_arm"] = r["t_arm"];
+    doc["verdict"] = r["verdict"];
+  } else {
+    doc["t_random"] = r["t_random"];
+    doc["t_curated"] = r["t_curated"];
+    doc["forecast"] = r["forecast"];
+  }
+  if (r.contains("trainer")) doc["trainer"] = r["trainer"];
+  return doc;
 }
 
 }  // namespace preflight::trial
