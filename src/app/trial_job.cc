@@ -5,30 +5,18 @@
 #include "app/trial_parts.h"
 #include "base/file.h"
 #include "base/json.h"
-#include "mpi/ranks.h"
 #include "ledger/ledger.h"
 #include "ledger/receipt.h"
+#include "mpi/ranks.h"
 
 namespace preflight::app {
 namespace {
 
-forecast::ForecastConfig ForecastConfigFor(const trial::TrialConfig& t) {
+// The forecast of the trial `config` plans: its plan as one value, the forecast's own settings
+// at their defaults.
+forecast::ForecastConfig ForecastConfigFor(const trial::TrialConfig& config) {
   forecast::ForecastConfig f;
-  f.pool = t.pool;
-  f.target_select = t.target_select;
-  f.text_field = t.text_field;
-  f.id_field = t.id_field;
-  f.target_text_field = t.TargetTextField();
-  f.target_id_field = t.TargetIdField();
-  f.selector = t.selector;
-  f.keep = t.keep;
-  f.selection_seed = t.selection_seed;
-  f.model_name = t.model_name;
-  f.model = t.model;
-  f.steps = t.steps;
-  f.seeds = t.seeds;
-  f.lr = t.lr;
-  f.threads = t.threads;
+  static_cast<trial::TrialPlan&>(f) = config;
   return f;
 }
 

@@ -134,14 +134,6 @@ Status ValidateTrialFlags(const TrialConfig& c) {
   return engine::ValidateModel(c.model);
 }
 
-const std::string& TrialConfig::TargetTextField() const {
-  return target_text_field.empty() ? text_field : target_text_field;
-}
-
-const std::string& TrialConfig::TargetIdField() const {
-  return target_id_field.empty() ? id_field : target_id_field;
-}
-
 nlohmann::json TrialConfig::ToJson() const {
   nlohmann::json j = {{"pool", pool},
                       {"target_select", target_select},
