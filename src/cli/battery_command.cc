@@ -35,17 +35,11 @@ int RunBattery(int argc, char** argv) {
   app.add_option("--spec", r.spec_path, "battery spec (JSON)")->required();
   app.add_option("--out", r.out_dir, "output folder (one trial folder per target)")->required();
   app.add_option("--targets", r.only, "run only these targets (names in the spec)");
-  app.add_option("--selector", base.selector, "dsir | classifier | first")->capture_default_str();
   // A target's "text_field", "id_field", "target_text_field", "target_id_field" in the spec win.
-  AddFieldFlags(app, base);
-  app.add_option("--keep", base.keep, "fraction of each pool's bytes per arm")
-      ->capture_default_str();
-  app.add_option("--seeds", base.seeds, "runs per arm")->capture_default_str();
+  AddPlanFlags(app, base);
   model.Add(app);
   app.add_option("--steps", base.steps, "training steps per run")->capture_default_str();
-  app.add_option("--eval-every", base.eval_every, "steps between evals (0 = steps/20)");
-  app.add_option("--eval-windows", base.eval_max_windows, "eval windows")->capture_default_str();
-  app.add_option("--lr", base.lr, "peak learning rate")->capture_default_str();
+  AddEvalFlags(app, base);
   AddThreadFlags(app, base);
   AddTrainerFlags(app, base.trainer);
   app.add_option("--ledger", r.ledger_path, "receipt ledger")->capture_default_str();

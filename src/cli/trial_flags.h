@@ -1,7 +1,7 @@
 #pragma once
-// The flags every command that runs trials shares (trial, ladder; battery the trainer's): the pool
-// and target, the selection, the seeds and the evaluation, and the trainer. The model and steps
-// are each command's own.
+// The flags every command that runs or forecasts trials shares (trial, ladder; battery and
+// forecast the plan's; battery the trainer's): the pool and target, the selection, the seeds and
+// the evaluation, and the trainer. The model and steps are each command's own.
 
 #include <CLI/CLI.hpp>
 #include <vector>
@@ -12,13 +12,21 @@
 
 namespace preflight::cli {
 
-// --pool, --target-select, --target-eval, --target-name, the field flags below, --selector,
-// --keep, --selection-seed, --seeds, --eval-every, --eval-windows, --lr, --threads.
+// --pool, --target-select, --target-eval, --target-name, the plan's flags, the eval flags,
+// --threads and --runs-at-once.
 void AddTrialDataFlags(CLI::App& app, trial::TrialConfig& config);
 
-// --text-field, --id-field (the pool's), --target-text-field, --target-id-field (T_sel's and
-// T_eval's; default: the pool's).
-void AddFieldFlags(CLI::App& app, trial::TrialConfig& config);
+// The trial's plan (trial/plan.h) but its pool, target, model, steps and threads, as every
+// command that plans a trial takes it (trial, ladder, battery, forecast): the field flags below,
+// --selector, --keep, --selection-seed, --seeds, --lr.
+void AddPlanFlags(CLI::App& app, trial::TrialPlan& plan);
+
+// --text-field, --id-field (the pool's), --target-text-field, --target-id-field (the target
+// files'; default: the pool's).
+void AddFieldFlags(CLI::App& app, trial::TrialPlan& plan);
+
+// --eval-every, --eval-windows (T_eval's evaluation).
+void AddEvalFlags(CLI::App& app, trial::TrialConfig& config);
 
 // --threads and --runs-at-once (trial/concurrent_runs.h).
 void AddThreadFlags(CLI::App& app, trial::TrialConfig& config);
