@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "app/trial_parts.h"
+#include "app/trial_prices.h"
 #include "base/file.h"
 #include "base/json.h"
 #include "ledger/ledger.h"
@@ -57,7 +58,10 @@ Status AppendReceiptAndResult(TrialJob& job, const std::string& ledger_path,
 bool IsLeaderProcess() { return mpi::Rank() == 0; }
 
 Result<TrialJob> RunTrialJob(const TrialRequest& request, const TrialObserver& observer) {
-  const trial::TrialConfig& config = request.config;
+  trial::TrialConfig config = request.config;
+  if (!config.trainer.IsBuiltin() && !config.prices.Resolved()) {  // no price flags: defaults
+    PF_ASSIGN_OR_RETURN(config.prices, ResolvePrices({}, config.trainer, config.threads));
+  }
   const bool leader = IsLeaderProcess();
   auto note = [&](const std::string& line) {
     if (observer.note && leader) observer.note(line);

@@ -54,6 +54,21 @@ std::string ModelFact(const trial::TrialConfig& c, int64_t params) {
                      c.model.batch);
 }
 
+// How a launched trainer's net was charged (doc/trainers.md, "What a launched run costs").
+std::string TrainerFact(const trial::TrialConfig& c) {
+  const trial::LaunchPrices& p = c.prices;
+  if (!p.Resolved()) {  // a folder written before prices existed
+    return c.trainer.kind +
+           " (launched per run; the net charges selection core-seconds 1:1 against each run's "
+           "charged seconds per step: doc/trainers.md)";
+  }
+  return fmt::format(
+      "{} (launched per run; the net is in dollars: each run's charged seconds at ${:.2f} per "
+      "device-hour ({}), selection and forecast core-seconds at ${:.4g} per core-hour ({}): "
+      "doc/trainers.md)",
+      c.trainer.kind, p.device_hour.usd, p.device_hour.source, p.core_hour.usd, p.core_hour.source);
+}
+
 std::string DataTrialText(const TrialJob& job) {
   std::string out = job.lab_record.value("summary", std::string()) + "\n\n";
   out += narrate::TrialNumbersText(
@@ -170,12 +185,7 @@ Status WriteTrialReport(const TrialJob& job) {
                   {"pool", PoolName(c)},
                   {"target (select)", c.target_select},
                   {"target (eval, held out)", c.target_eval}};
-    if (!c.trainer.IsBuiltin()) {
-      data.facts.push_back(
-          {"trainer", c.trainer.kind + " (launched per run; the net charges selection "
-                                       "core-seconds 1:1 against each run's charged seconds per "
-                                       "step: doc/trainers.md)"});
-    }
+    if (!c.trainer.IsBuiltin()) data.facts.push_back({"trainer", TrainerFact(c)});
     data.forecast = ForecastTestedOf(job);
     PF_ASSIGN_OR_RETURN(data.selection, SelectionOf(job));
   }

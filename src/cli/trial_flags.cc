@@ -1,5 +1,9 @@
 #include "cli/trial_flags.h"
 
+#include <fmt/format.h>
+
+#include "cost/hardware_catalog.h"
+
 namespace preflight::cli {
 
 void AddFieldFlags(CLI::App& app, trial::TrialPlan& c) {
@@ -69,7 +73,7 @@ const char kTrainerHelp[] =
     "      --eval {eval_bin} --steps {steps} --eval-every {eval_every} --seed {seed} \\\n"
     "      --curve {curve}'\n";
 
-void AddTrainerFlags(CLI::App& app, trainer::TrainerSpec& t) {
+void AddTrainerFlags(CLI::App& app, trainer::TrainerSpec& t, app::PriceFlags& prices) {
   app.add_option("--trainer", t.kind, "builtin | torch | cmd (doc/trainers.md)")
       ->capture_default_str();
   app.add_option("--trainer-cmd", t.command,
@@ -96,6 +100,22 @@ void AddTrainerFlags(CLI::App& app, trainer::TrainerSpec& t) {
   app.add_option("--params", t.params, "the trainer's parameters, when its run.json omits them");
   app.add_option("--flops-per-step", t.flops_per_step,
                  "the trainer's FLOPs per step, when its run.json omits them");
+  app.add_option("--gpu", prices.gpu,
+                 "torch, cmd: the net in dollars prices training at this GPU's catalogue price: " +
+                     cost::KnownGpuNames());
+  app.add_option("--price", prices.price,
+                 "torch, cmd: dollars per device-hour of a run (default: --gpu's; --device cuda: "
+                 "the catalogue's " +
+                     std::string(cost::kDefaultGpu) + "; --device cpu: --threads x --cpu-price)");
+  app.add_option("--cpu-price", prices.cpu_price,
+                 fmt::format("torch, cmd: dollars per CPU core-hour of selection and forecast "
+                             "(default {}: AWS c5 on-demand per vCPU-hour)",
+                             cost::kCpuUsdPerCoreHour));
+}
+
+Status ApplyPriceFlags(const app::PriceFlags& prices, trial::TrialConfig& config) {
+  PF_ASSIGN_OR_RETURN(config.prices, app::ResolvePrices(prices, config.trainer, config.threads));
+  return Status::Ok();
 }
 
 Result<std::vector<app::PlanCandidate>> MeasureBudgetCandidates(const ModelFlags& shape,

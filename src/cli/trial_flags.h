@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "app/budget_plan.h"
+#include "app/trial_prices.h"
 #include "cli/model_flags.h"
 #include "trial/runner.h"
 
@@ -32,8 +33,12 @@ void AddEvalFlags(CLI::App& app, trial::TrialConfig& config);
 void AddThreadFlags(CLI::App& app, trial::TrialConfig& config);
 
 // --trainer, --trainer-cmd, --parallel, --device, --torch-launcher, --curve-format,
-// --curve-file, --curve-columns, --eval-tokens, --params, --flops-per-step (doc/trainers.md).
-void AddTrainerFlags(CLI::App& app, trainer::TrainerSpec& spec);
+// --curve-file, --curve-columns, --eval-tokens, --params, --flops-per-step (doc/trainers.md),
+// and the prices of a launched trainer's net: --gpu, --price, --cpu-price.
+void AddTrainerFlags(CLI::App& app, trainer::TrainerSpec& spec, app::PriceFlags& prices);
+
+// config.prices from the price flags and config's trainer and threads (app/trial_prices.h).
+Status ApplyPriceFlags(const app::PriceFlags& prices, trial::TrialConfig& config);
 
 // The paragraph of --help that teaches the trainer flags (an example template).
 extern const char kTrainerHelp[];

@@ -70,7 +70,7 @@ json SavingToJson(const Saving& s) {
           {"caught_up", s.caught_up}, {"gross", Num(s.gross)},      {"net", Num(s.net)}};
 }
 
-json ComparisonToJson(const Comparison& c) {
+json ComparisonToJson(const Comparison& c, const NetPrices& prices) {
   json per_seed = json::array();
   for (const SeedSaving& p : c.per_seed) {
     json j = SavingToJson(p.saving);
@@ -82,13 +82,17 @@ json ComparisonToJson(const Comparison& c) {
                             ComputeSaved(c.saving.gross, c.saving.net, c.ci, per_seed));
   out["cost"] = {{"arm_core_seconds", c.arm_cost_core_seconds},
                  {"baseline_core_seconds", c.baseline_cost_core_seconds}};
+  if (prices.unit == "USD") {  // a launched trainer's net: the arms' costs in dollars too
+    out["cost"]["arm_usd"] = c.arm_cost_core_seconds * prices.core_second;
+    out["cost"]["baseline_usd"] = c.baseline_cost_core_seconds * prices.core_second;
+  }
   out["flops"] = {{"to_baseline", Num(c.flops_to_baseline)}, {"to_arm", Num(c.flops_to_arm)}};
   return out;
 }
 
 json TrialResultToJson(const TrialResult& r) {
   json comparisons = json::array();
-  for (const Comparison& c : r.comparisons) comparisons.push_back(ComparisonToJson(c));
+  for (const Comparison& c : r.comparisons) comparisons.push_back(ComparisonToJson(c, r.prices));
   json out = ResultCore(r.arms, r.baseline, r.budget_steps, r.flops_per_step, r.bootstrap,
                         ArmsJson(r.arms, r.mean_curves, nullptr), comparisons);
   out["core_seconds_per_step"] = r.core_seconds_per_step;
@@ -216,8 +220,13 @@ json ComputeJson(const TrialOutcome& o) {
           {"flops_per_step", o.trial.flops_per_step}};
 }
 
+constexpr char kChargedSeconds[] =
+    "f = median over runs of charged seconds / steps (a run's charged seconds: the launch's "
+    "measured wall seconds, or run.json's train_seconds when smaller)";
+
 // A launched trainer's runs and how they were charged (doc/trainers.md, "What a launched run
-// costs"): compute.core_seconds_per_step then holds f in charged seconds per step.
+// costs"): compute.core_seconds_per_step then holds f in charged seconds per step, and the net
+// is in dollars at its prices.
 json TrainerJson(const TrialOutcome& o) {
   json runs = json::array();
   for (const RunRecord& r : o.runs) {
@@ -237,12 +246,23 @@ json TrainerJson(const TrialOutcome& o) {
                     {"tokens_source", l.tokens_source}});
   }
   json j = o.config.trainer.ToJson();
-  j["net_rule"] =
-      "f = median over runs of charged seconds / steps (a run's charged seconds: the launch's "
-      "measured wall seconds, or run.json's train_seconds when smaller); selection core-seconds "
-      "charged 1:1 against those seconds";
+  const NetPrices& p = o.trial.prices;
   j["step_seconds"] = o.core_seconds_per_step;
   j["runs"] = runs;
+  j["net_unit"] = p.unit;
+  if (p.unit != "USD") {  // a folder written before prices existed: the rule it was made with
+    j["net_rule"] =
+        std::string(kChargedSeconds) + "; selection core-seconds charged 1:1 against those seconds";
+    j["prices"] = nullptr;
+    return j;
+  }
+  j["net_rule"] = std::string(kChargedSeconds) +
+                  ", priced at the device's price per hour (step_usd); the arms' selection and "
+                  "forecast core-seconds at the CPU core-hour price (cost.arm_usd, "
+                  "cost.baseline_usd); net = 1 - (t_C step_usd + arm_usd) / (t_R step_usd + "
+                  "baseline_usd)";
+  j["prices"] = LaunchPricesToJson(o.config.prices);
+  j["step_usd"] = o.core_seconds_per_step * p.step_second;
   return j;
 }
 

@@ -17,7 +17,8 @@ namespace preflight::trial {
 
 // {l_star, t_baseline, t_arm, caught_up, gross, net}.
 nlohmann::json SavingToJson(const Saving& saving);
-nlohmann::json ComparisonToJson(const Comparison& comparison);
+// A launched trainer's comparison (prices in "USD") adds cost.arm_usd and cost.baseline_usd.
+nlohmann::json ComparisonToJson(const Comparison& comparison, const NetPrices& prices = {});
 // The DESIGN.md keys (compute_saved{gross,net,ci95,...}, caught_up, l_star, t_random,
 // t_curated) for the primary comparison (the first non-baseline arm) and every comparison under
 // "comparisons".

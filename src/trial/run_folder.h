@@ -22,6 +22,7 @@
 #include "base/status.h"
 #include "ledger/receipt.h"
 #include "trainer/trainer.h"
+#include "trial/launch_prices.h"
 #include "trial/regime.h"
 
 namespace preflight::trial {
@@ -71,6 +72,9 @@ struct RunFolderManifest {
   std::map<std::string, RunRecord> runs;  // key "<arm>-s<seed>"
   // The forecast's measured cost, charged to the curated arm (the config names its receipt).
   double forecast_core_seconds = 0;
+  // A launched trainer's prices as last run (unresolved, and absent from the file, for the
+  // builtin and for folders written before prices existed).
+  LaunchPrices prices;
   bool done = false;
 };
 

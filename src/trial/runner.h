@@ -32,6 +32,7 @@
 #include "ledger/receipt.h"
 #include "engine/config.h"
 #include "trainer/trainer_spec.h"
+#include "trial/launch_prices.h"
 #include "trial/metrics.h"
 #include "trial/plan.h"
 #include "trial/regime.h"
@@ -71,6 +72,9 @@ struct TrialConfig : TrialPlan {
   // Who trains the runs (doc/trainers.md): the builtin engine in this process by default, or a
   // launched trainer (torch, cmd) that reads the arms' exports and writes curves back.
   trainer::TrainerSpec trainer;
+  // What a launched trainer's net is counted in (launch_prices.h; resolved by the job on top).
+  // Not part of the fingerprint; unused by the builtin, whose net stays in core-seconds.
+  LaunchPrices prices;
 
   bool IsScheduleTrial() const { return !schedules.empty(); }
   // Everything that defines the trial (the fingerprint). A builtin trial's is what it was before
