@@ -27,29 +27,13 @@
 #include "forecast/calibration.h"
 #include "forecast/signals.h"
 #include "engine/config.h"
+#include "trial/plan.h"
 
 namespace preflight::forecast {
 
-struct ForecastConfig {
-  std::vector<std::string> pool;
-  std::string target_select;
-  std::string text_field = "text";  // the pool's text field (its arms are the pool's lines)
-  std::string id_field = "id";
-  // target_select's fields ("" = the pool's).
-  std::string target_text_field, target_id_field;
-  const std::string& TargetTextField() const {
-    return target_text_field.empty() ? text_field : target_text_field;
-  }
-  std::string selector = "dsir";
-  double keep = 0.25;
-  uint64_t selection_seed = 1;
-  // The trial it forecasts.
-  std::string model_name = "tiny";
-  engine::ModelConfig model;
-  int64_t steps = 300;
-  int seeds = 4;
-  float lr = 1e-3f;
-  int threads = 2;
+// The trial it forecasts (trial/plan.h: pool, T_sel, fields, selection, pilot; a trial passes
+// its own plan as one value) and the forecast's own settings.
+struct ForecastConfig : trial::TrialPlan {
   // The proxy runs (off by default: on the built-in battery they cost ~4.7% of a trial and lost
   // to the byte statistics; doc/forecast.md). Their two runs together train this fraction of the
   // trial's training steps.
