@@ -10,17 +10,19 @@ The folder (OUT):
   data/calibration/    battery.json: the calibration battery's targets on its most shared pool
                        (the mixed pool: 33 of 73 targets, 9 kinds), in the spec's order, with
                        that pool and their targets, .jsonl.zst
-  bundle.json          the commit, the libraries, and each file's bytes and SHA-256
+  bundle.json          the commit, the libraries, the glibc they need at least, and each
+                       file's bytes and SHA-256
 
 Make-like: a file is made again only when it is missing or its source is newer; files that are
 no longer part of the bundle are removed. Exits 1 when the folder would exceed --max-mib.
-Python 3 standard library; needs strip, ldd and zstd.
+Python 3 standard library; needs strip, ldd, objdump and zstd.
 """
 import argparse
 import collections
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -144,6 +146,17 @@ def remove_stale(out, keep):
             os.rmdir(base)
 
 
+def glibc_needed(paths):
+    """The newest GLIBC_x.y symbol version the binary and its libraries ask for, as "x.y"."""
+    newest = (0,)
+    for path in paths:
+        dump = subprocess.run(["objdump", "-T", path], check=True, capture_output=True,
+                              text=True).stdout
+        for version in re.findall(r"\bGLIBC_([0-9]+(?:\.[0-9]+)*)\b", dump):
+            newest = max(newest, tuple(int(x) for x in version.split(".")))
+    return ".".join(map(str, newest))
+
+
 def manifest(out, items, spec):
     commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short=12", "HEAD"],
                             capture_output=True, text=True).stdout.strip() or "unknown"
@@ -153,6 +166,8 @@ def manifest(out, items, spec):
         "bytes": os.path.getsize(os.path.join(out, "data/calibration/battery.json"))}
     return {"format": "preflight-gpu-bundle-1", "commit": commit,
             "libraries": sorted(rel[4:] for rel, _, how in items if rel.startswith("lib/")),
+            "glibc_needed": glibc_needed([os.path.join(out, rel) for rel, _, how in items
+                                          if how == "strip" or rel.startswith("lib/")]),
             "calibration_targets": [t["name"] for t in spec["targets"]],
             "bytes": sum(f["bytes"] for f in files.values()), "files": files}
 

@@ -323,7 +323,7 @@ def bundle_info(bundle):
         return None
     with open(path) as f:
         b = json.load(f)
-    return {"commit": b.get("commit"), "bytes": b.get("bytes"), "libraries": b.get("libraries")}
+    return {key: b.get(key) for key in ("commit", "bytes", "libraries", "glibc_needed")}
 
 
 def parse(argv):
@@ -359,11 +359,27 @@ def parse(argv):
     return a
 
 
+def glibc_problem(bundle):
+    """Why this machine's C runtime cannot run the bundle, or None."""
+    need = (bundle_info(bundle) or {}).get("glibc_needed")
+    have = os.confstr("CS_GNU_LIBC_VERSION").split()[-1] if hasattr(os, "confstr") else ""
+    if not need or not have:
+        return None
+    if tuple(map(int, have.split("."))) < tuple(map(int, need.split("."))):
+        return ("the bundle needs glibc %s or newer and this machine has %s: build the bundle on "
+                "an older Debian" % (need, have))
+    return None
+
+
 def main(argv):
     a = parse(argv)
     if not os.access(os.path.join(a.bundle, "preflight"), os.X_OK):
         print("gpu-run: %s/preflight is missing: make the bundle (scripts/gpu-bundle.sh) and "
               "carry it" % a.bundle, file=sys.stderr)
+        return 2
+    problem = glibc_problem(a.bundle)
+    if problem:
+        print("gpu-run: " + problem, file=sys.stderr)
         return 2
     run = Run(a)
     info, rows, code = None, [], 0

@@ -10,6 +10,7 @@
   and loads nothing else; and, where a mount namespace can be had (unshare), `train` runs in a
   chroot that holds the copy and glibc's files alone.
 - CompileRuleTest: the compile decision on given step costs (torch 1.13 cannot reach it).
+- GlibcTest: a bundle needing a newer glibc than the machine's is refused (exit 2, saying so).
 - DryRunTest: bench/gpu/run.sh --dry-run through the bundle on the CPU (Debian's torch 1.13):
   the smoke step, the demo trial, one battery target, the five files of OUT, a ledger that
   verifies, every run launched from the bundle's trainer; with no time left, no trial starts
@@ -92,6 +93,9 @@ class BuildTest(unittest.TestCase):
         self.assertEqual(first.returncode, 0, first.stdout + first.stderr)
         info = bundle_json(BUNDLE)
         self.assertIn("libstdc++.so.6", info["libraries"])
+        here = os.confstr("CS_GNU_LIBC_VERSION").split()[-1]
+        self.assertLessEqual([int(x) for x in info["glibc_needed"].split(".")],
+                             [int(x) for x in here.split(".")])
         self.assertLessEqual(info["bytes"], 48 * 2**20)
         for rel, entry in info["files"].items():
             self.assertEqual(os.path.getsize(os.path.join(BUNDLE, rel)), entry["bytes"], rel)
@@ -190,6 +194,19 @@ class CompileRuleTest(unittest.TestCase):
     def test_off_when_the_probe_gave_up_or_never_reported(self):
         self.assertEqual(self.decide({"stage": "compiled", "timeout": 20.0})["compile"], "off")
         self.assertEqual(self.decide(None)["compile"], "off")
+
+
+class GlibcTest(unittest.TestCase):
+    def test_a_bundle_for_a_newer_glibc_is_refused_before_anything_runs(self):
+        tmp = scratch("gpu-glibc-")
+        shutil.copy("/bin/true", os.path.join(tmp, "preflight"))
+        with open(os.path.join(tmp, "bundle.json"), "w") as f:
+            json.dump({"glibc_needed": "99.0"}, f)
+        r = run([os.path.join(SOURCE, "bench", "gpu", "run.sh"), "--dry-run", "--bundle", tmp,
+                 "--out", os.path.join(tmp, "out")])
+        shutil.rmtree(tmp, ignore_errors=True)
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn("the bundle needs glibc 99.0 or newer", r.stderr)
 
 
 def dry_run(out, *extra, python=TORCH_PYTHON):
