@@ -10,50 +10,15 @@
 #include "base/clock.h"
 #include "base/file.h"
 #include "corpus/scanner.h"
+#include "forecast/arm_reader.h"
+#include "forecast/concentration.h"
+#include "forecast/cross_fit.h"
 #include "forecast/pool_signals.h"
 #include "select/selector.h"
 #include "engine/train.h"
 
 namespace preflight::forecast {
 namespace {
-
-Result<std::vector<std::string>> ReadTexts(const std::string& path, const std::string& field) {
-  std::vector<std::string> texts;
-  corpus::ReadOptions read;
-  read.text_field = field;
-  read.threads = 1;
-  PF_RETURN_IF_ERROR(
-      corpus::ScanDocuments({path}, read, [&](int, const corpus::Record&, std::string_view text) {
-        texts.emplace_back(text);
-      }).status());
-  return texts;
-}
-
-// An arm's texts, or an evenly spread deterministic sample of them when its file holds more than
-// `budget` bytes (0: no bound): with r = budget / file bytes, record k is kept when
-// floor((k + 1) r) > floor(k r), so about a fraction r of the records, one in every 1 / r. Only
-// the kept lines are parsed.
-Result<std::vector<std::string>> ReadSample(const std::string& path, const std::string& field,
-                                            uint64_t budget) {
-  std::error_code ec;
-  const uintmax_t bytes = std::filesystem::file_size(path, ec);
-  if (ec || budget == 0 || bytes <= budget) return ReadTexts(path, field);
-  const double r = static_cast<double>(budget) / static_cast<double>(bytes);
-  std::vector<std::string> texts;
-  corpus::ReadOptions read;
-  read.text_field = field;
-  uint64_t k = 0;
-  PF_RETURN_IF_ERROR(corpus::ScanLines({path}, read, [&](const corpus::Record& rec) -> Status {
-    const double at = static_cast<double>(k++);
-    if (std::floor((at + 1) * r) <= std::floor(at * r)) return Status::Ok();
-    PF_ASSIGN_OR_RETURN(
-        std::string text,
-        corpus::ParseTextField(rec.line, read, fmt::format("{}:{}", path, rec.line_no)));
-    texts.push_back(std::move(text));
-    return Status::Ok();
-  }));
-  return texts;
-}
 
 // A folder removed when it goes out of scope (only when this object made it).
 class WorkDir {
@@ -197,7 +162,31 @@ struct Measured {
   std::map<std::string, SignalValue> signals;
   double train_core_seconds_per_step = 0;
   nlohmann::json proxy = nullptr;
+  nlohmann::json cross_fit = nullptr;
 };
+
+// The cross-fitted signals (cross_fit.h), their files in a temporary folder.
+Status MeasureCrossFit(const ForecastConfig& c, const std::vector<std::string>& target,
+                       const std::vector<std::string>& random, Measured& m) {
+  PF_ASSIGN_OR_RETURN(WorkDir work, WorkDir::Make(""));
+  CrossFitOptions o;
+  o.pool = c.pool;
+  o.selector = c.selector;
+  o.keep = c.keep;
+  o.selection_seed = c.selection_seed;
+  o.threads = c.threads;
+  o.text_field = c.text_field;
+  o.id_field = c.id_field;
+  o.signal_bytes = c.signal_bytes;
+  o.schedule.steps = c.steps;
+  o.schedule.batch = c.model.batch;
+  o.schedule.context = c.model.context;
+  o.work_dir = work.path();
+  PF_ASSIGN_OR_RETURN(CrossFitResult x, CrossFitSignals(o, target, random));
+  for (auto& [name, value] : x.signals) m.signals[name] = value;
+  m.cross_fit = std::move(x.evidence);
+  return Status::Ok();
+}
 
 // The signals of the arms on T_sel, and f (the trial's CPU seconds per step).
 Result<Measured> MeasureSignals(const ForecastConfig& c, const std::vector<std::string>& curated,
@@ -223,6 +212,12 @@ Result<Measured> MeasureSignals(const ForecastConfig& c, const std::vector<std::
   m.signals["classifier_auc"] = {auc_random, auc_random, auc_random};
   m.signals["classifier_gap"] = {auc_random - auc_curated, auc_random - auc_curated,
                                  auc_random - auc_curated};
+  const Concentration k = MeasureConcentration(curated, random);
+  m.signals["largest_source_kept"] = {k.largest_source_kept, k.largest_source_kept,
+                                      k.largest_source_kept};
+  m.signals["top_cluster_gain"] = {k.top_gain, k.top_gain, k.top_gain};
+  if (progress) progress("cross-fitted signals (two selections with half of the target each)");
+  PF_RETURN_IF_ERROR(MeasureCrossFit(c, target, random, m));
   if (!c.proxy) {
     // f, timed: a few steps of the trial's model on the curated arm.
     if (progress) progress("time a training step");
@@ -344,6 +339,7 @@ Result<ForecastOutcome> ForecastOnArms(const ForecastConfig& c, const ForecastAr
                   {"signal_docs", {{"curated", curated.size()}, {"random", random.size()}}},
                   {"target_select_docs", target.size()},
                   {"proxy", m.proxy},
+                  {"cross_fit", m.cross_fit},
                   {"train_core_seconds_per_step", m.train_core_seconds_per_step}};
   FillResult(c, reason, out);
   return out;
