@@ -80,6 +80,9 @@ int RunForecast(int argc, char** argv) {
   app.add_flag("--calibrate", calibrate,
                "refit the calibration on the ledger's trials (then forecast, if --pool is given)");
   app.add_flag("--no-save", no_save, "with --calibrate: report only, save no calibration");
+  app.add_option("--remeasures", c.remeasures,
+                 "the hash of a finished trial in the ledger: measure its signals again (same "
+                 "inputs and settings, checked) so that --calibrate can use signals added since");
   app.add_option("--group", c.group,
                  "the target's group (its corpus), recorded so --calibrate can leave it out");
   app.add_flag("--json", json, "print one JSON document on stdout");

@@ -98,6 +98,7 @@ nlohmann::json ForecastConfig::ToJson() const {
                       {"signal_bytes", signal_bytes},
                       {"calibration", calibration.ToJson()}};
   if (!group.empty()) j["group"] = group;
+  if (!remeasures.empty()) j["remeasures"] = remeasures;
   if (text_field != "text") j["text_field"] = text_field;
   if (id_field != "id") j["id_field"] = id_field;
   if (TargetTextField() != text_field) j["target_text_field"] = TargetTextField();
@@ -251,19 +252,44 @@ Result<Measured> MeasureSignals(const ForecastConfig& c, const std::vector<std::
   return m;
 }
 
+// The reason's words for signals outside what the calibration covered ("" when none).
+std::string OutsideReason(const Calibration& cal, const Prediction& p) {
+  if (cal.covered.empty()) {
+    return "; the calibration records no covered ranges (saved before 2026-12-05): whether it "
+           "has seen the like of this case is not known";
+  }
+  if (p.outside.empty()) return "";
+  std::string list;
+  for (const OutsideSignal& o : p.outside) {
+    list += fmt::format("{}{} = {:.4f} (covered {:.4f} .. {:.4f})", list.empty() ? "" : ", ",
+                        o.signal, o.value, o.covered.lo, o.covered.hi);
+  }
+  return fmt::format(
+      "; outside what the calibration's {} trials covered: {}: it has not seen the like of this "
+      "case, so the verdict is not clear",
+      cal.examples, list);
+}
+
+nlohmann::json CoverageJson(const Calibration& cal, const Prediction& p) {
+  nlohmann::json outside = nlohmann::json::array();
+  for (const OutsideSignal& o : p.outside) {
+    outside.push_back(
+        {{"signal", o.signal}, {"value", o.value}, {"covered", {o.covered.lo, o.covered.hi}}});
+  }
+  return {{"checked", cal.covered.size()},
+          {"inside", !cal.covered.empty() && p.outside.empty()},
+          {"outside", outside}};
+}
+
 // The prediction from the calibration's signal, weighing the forecast's own cost; the reason in
 // words.
 Result<std::string> Decide(const ForecastConfig& c, const Measured& m, ForecastOutcome& out) {
   for (const auto& [name, x] : m.signals) out.signals[name] = SignalToJson(x);
   const Calibration& cal = c.calibration;
-  auto chosen = m.signals.find(cal.signal);
-  if (chosen == m.signals.end()) {
-    return Status::InvalidArgument("the calibration uses signal '" + cal.signal +
-                                   "', which this forecast did not measure" +
-                                   (cal.signal == "proxy_gain" ? " (add --proxy)" : ""));
-  }
   const bool same_scale = cal.scale.Matches(c.model_name, c.steps);
-  out.prediction = cal.Predict(chosen->second, out.fraction_of_trial, same_scale);
+  PF_ASSIGN_OR_RETURN(out.prediction,
+                      cal.PredictFrom(m.signals, out.fraction_of_trial, same_scale));
+  const auto chosen = m.signals.find(cal.signal);
   std::string reason = fmt::format(
       "{} = {:.4f} on a monotone curve fitted on {} trials ({} corpus groups); chance that "
       "curating pays {:.0f}%, "
@@ -278,6 +304,7 @@ Result<std::string> Decide(const ForecastConfig& c, const Measured& m, ForecastO
         "bought nothing measurable: random, whatever the chance above",
         x.lo, x.hi);
   }
+  reason += OutsideReason(cal, out.prediction);
   if (!same_scale) {
     reason +=
         fmt::format("; calibrated at {}/{} steps, asked about {}/{}: interval widened twofold",
@@ -302,6 +329,7 @@ void FillResult(const ForecastConfig& c, const std::string& reason, ForecastOutc
                   {"asked", {{"model", c.model_name}, {"steps", c.steps}}},
                   {"matches", p.scale_matches}}},
                 {"signal", c.calibration.signal},
+                {"coverage", CoverageJson(c.calibration, p)},
                 {"signals", out.signals},
                 {"calibration", c.calibration.ToJson()},
                 {"evidence", out.evidence},
@@ -351,8 +379,9 @@ Result<ForecastOutcome> RunForecast(const ForecastConfig& c,
   CostMeter meter;
   PF_ASSIGN_OR_RETURN(WorkDir work, WorkDir::Make(c.work_dir));
   PF_ASSIGN_OR_RETURN(ForecastArms arms, MakeArms(c, work.path(), progress));
-  // A forecast made on its own pays for its arms.
-  arms.selection_core_seconds_charged = meter.core_seconds();
+  // A forecast made on its own pays for its arms; one that re-measures a trial does not (the
+  // trial made and paid for the same arms).
+  arms.selection_core_seconds_charged = c.remeasures.empty() ? meter.core_seconds() : 0.0;
   return ForecastOnArms(c, arms, progress);
 }
 

@@ -66,6 +66,11 @@ struct ForecastConfig {
   // The target's group (its corpus, in a battery): recorded so that calibrating can leave a
   // whole corpus out. Empty: the target is its own group.
   std::string group;
+  // `--remeasures HASH`: this forecast measures its signals again for the finished trial whose
+  // receipt has this hash, on the same inputs and settings (app/forecast_job.cc checks both), so
+  // that a calibration can use signals added after the trial ran (examples.cc joins them). The
+  // trial made its own arms: the selections are not charged to this forecast's cost.
+  std::string remeasures;
   Calibration calibration = DefaultCalibration();
 
   nlohmann::json ToJson() const;
