@@ -51,10 +51,15 @@ def main(argv):
     ap.add_argument("--ledger", required=True)
     ap.add_argument("--binary", required=True)
     ap.add_argument("--spec", action="append", required=True)
+    ap.add_argument("--again", action="store_true",
+                    help="re-measure also trials whose re-measure recorded the curve signals "
+                         "(made before they were turned off by default)")
     args = ap.parse_args(argv)
     targets = spec_targets(args.spec)
     receipts = load_ledger(args.ledger)
-    done = {r["config"].get("remeasures") for r in receipts if r["kind"] == "forecast"}
+    done = {r["config"].get("remeasures") for r in receipts if r["kind"] == "forecast" and
+            (not args.again or not r["config"].get("curve_signals") and
+             "ngram_curve_gain" not in r["result"]["signals"])}
     refused, measured = [], 0
     for trial in receipts:
         if trial["kind"] != "trial" or not trial["config"].get("forecast"):
@@ -73,9 +78,8 @@ def main(argv):
             continue
         measured += 1
         out = json.loads(r.stdout)
-        print("%-40s %-8s xfit %+.4f curve %+.4f cost %.2f%%" % (
+        print("%-40s %-8s xfit %+.4f cost %.2f%%" % (
             name[:40], out["verdict"], out["signals"]["xfit_bigram_gain"]["value"],
-            out["signals"]["ngram_curve_gain"]["value"],
             100 * out["cost"]["fraction_of_trial"]), flush=True)
     print("re-measured %d, refused %d" % (measured, len(refused)), file=sys.stderr)
     return 1 if refused else 0

@@ -134,6 +134,24 @@ std::pair<SignalValue, SignalValue> CrossFitTargetLike(
   return {{gain, gain - half_width, gain + half_width}, {share, share, share}};
 }
 
+// The curves and the document-level target-like share (CrossFitOptions::curve_signals).
+void CurveSignalsInto(const CrossFitOptions& o, const std::vector<std::vector<std::string>>& arms,
+                      const std::vector<std::string>& random,
+                      const std::vector<std::vector<std::string>>& halves, CrossFitResult& out) {
+  const ArmCurve curated = ConcatCurves(FitArmCurve(arms[0], halves[1], o.schedule),
+                                        FitArmCurve(arms[1], halves[0], o.schedule));
+  const ArmCurve random_curve = FitArmCurve(random, Concat(halves[1], halves[0]), o.schedule);
+  const CurveSignals curve = CompareCurves(curated, random_curve);
+  out.signals["ngram_curve_gain"] = {curve.gain.gain, curve.gain.lo, curve.gain.hi};
+  out.signals["ngram_curve_saving"] = {curve.saving.gain, curve.saving.lo, curve.saving.hi};
+  std::tie(out.signals["xfit_target_like_gain"], out.signals["xfit_target_like_share"]) =
+      CrossFitTargetLike(arms, random, halves);
+  out.evidence["ngram_curve"] = {{"order", o.schedule.order},
+                                 {"tokens_seen", curve.tokens_seen},
+                                 {"curated_bpb", curve.curated_bpb},
+                                 {"random_bpb", curve.random_bpb}};
+}
+
 }  // namespace
 
 std::vector<std::vector<std::string>> SplitHalves(const std::vector<std::string>& target) {
@@ -171,22 +189,10 @@ Result<CrossFitResult> CrossFitSignals(const CrossFitOptions& o,
   }
   out.selection_core_seconds = meter.core_seconds();
   out.signals["xfit_bigram_gain"] = CrossFitBigram(arms, random, halves);
-  const ArmCurve curated = ConcatCurves(FitArmCurve(arms[0], halves[1], o.schedule),
-                                        FitArmCurve(arms[1], halves[0], o.schedule));
-  const ArmCurve random_curve = FitArmCurve(random, Concat(halves[1], halves[0]), o.schedule);
-  const CurveSignals curve = CompareCurves(curated, random_curve);
-  out.signals["ngram_curve_gain"] = {curve.gain.gain, curve.gain.lo, curve.gain.hi};
-  out.signals["ngram_curve_saving"] = {curve.saving.gain, curve.saving.lo, curve.saving.hi};
-  std::tie(out.signals["xfit_target_like_gain"], out.signals["xfit_target_like_share"]) =
-      CrossFitTargetLike(arms, random, halves);
   out.evidence = {{"halves", {halves[0].size(), halves[1].size()}},
                   {"signal_docs", {arms[0].size(), arms[1].size()}},
-                  {"selection_core_seconds", out.selection_core_seconds},
-                  {"ngram_curve",
-                   {{"order", o.schedule.order},
-                    {"tokens_seen", curve.tokens_seen},
-                    {"curated_bpb", curve.curated_bpb},
-                    {"random_bpb", curve.random_bpb}}}};
+                  {"selection_core_seconds", out.selection_core_seconds}};
+  if (o.curve_signals) CurveSignalsInto(o, arms, random, halves, out);
   return out;
 }
 

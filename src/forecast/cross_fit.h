@@ -11,9 +11,9 @@
 // Signals (each over all of T_sel's documents, each scored by the quarter selected without it;
 // intervals: 80% bootstrap over the documents):
 //   xfit_bigram_gain        the byte bigram gain (signals.h), out of sample
-//   ngram_curve_gain        the order-4 learning curves at the pilot's token schedule
-//   ngram_curve_saving      (ngram_curve.h): the gap at the budget's end; 1 - t_C / t_R
-//   xfit_target_like_gain   how much more of the curated quarter's documents a classifier trained
+//   ngram_curve_gain        (only with curve_signals) the order-4 learning curves at the pilot's
+//   ngram_curve_saving      token schedule (ngram_curve.h): the gap at the end; 1 - t_C / t_R
+//   xfit_target_like_gain   (only with curve_signals) how much more of the curated quarter's documents a classifier trained
 //   xfit_target_like_share  on the other half takes for the target's kind than of the random
 //                           quarter's (pool_signals.h TargetLikeShare on whole documents), and
 //                           the curated quarter's share
@@ -43,6 +43,10 @@ struct CrossFitOptions {
   std::string text_field = "text", id_field = "id";  // the pool's
   uint64_t signal_bytes = 2ull << 20;                 // read of each arm (0: whole)
   NgramSchedule schedule;
+  // Also the n-gram learning curves and the document-level target-like share (off by default:
+  // on the three batteries neither did better than xfit_bigram_gain, and together they cost about
+  // 2% of a trial; bench/calibration/README.md).
+  bool curve_signals = false;
   std::string work_dir;  // an existing folder
 };
 

@@ -99,6 +99,7 @@ nlohmann::json ForecastConfig::ToJson() const {
                       {"calibration", calibration.ToJson()}};
   if (!group.empty()) j["group"] = group;
   if (!remeasures.empty()) j["remeasures"] = remeasures;
+  if (curve_signals) j["curve_signals"] = true;
   if (text_field != "text") j["text_field"] = text_field;
   if (id_field != "id") j["id_field"] = id_field;
   if (TargetTextField() != text_field) j["target_text_field"] = TargetTextField();
@@ -182,6 +183,7 @@ Status MeasureCrossFit(const ForecastConfig& c, const std::vector<std::string>& 
   o.schedule.steps = c.steps;
   o.schedule.batch = c.model.batch;
   o.schedule.context = c.model.context;
+  o.curve_signals = c.curve_signals;
   o.work_dir = work.path();
   PF_ASSIGN_OR_RETURN(CrossFitResult x, CrossFitSignals(o, target, random));
   for (auto& [name, value] : x.signals) m.signals[name] = value;

@@ -71,6 +71,9 @@ struct ForecastConfig {
   // that a calibration can use signals added after the trial ran (examples.cc joins them). The
   // trial made its own arms: the selections are not charged to this forecast's cost.
   std::string remeasures;
+  // `--curve-signals`: also the cross-fitted n-gram learning curves and document-level
+  // target-like share (cross_fit.h; off: they did not earn their cost).
+  bool curve_signals = false;
   Calibration calibration = DefaultCalibration();
 
   nlohmann::json ToJson() const;

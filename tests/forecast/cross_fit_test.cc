@@ -136,6 +136,7 @@ TEST(CrossFitSignals, OutOfSampleGainsSeeAPlantedKindAndNotAnAbsentOne) {
   o.schedule.batch = 4;
   o.schedule.context = 32;
   o.work_dir = dir;
+  o.curve_signals = true;
   const std::vector<std::string> random = Join(Join(Docs(kCode, 10, 80, 24), Docs(kProse, 20, 80, 25)),
                                                Docs(kMail, 20, 80, 26));
   auto planted = CrossFitSignals(o, Docs(kCode, 16, 80, 27), random);
