@@ -68,6 +68,12 @@ int RunForecast(int argc, char** argv) {
   app.add_flag("--calibrate", calibrate,
                "refit the calibration on the ledger's trials (then forecast, if --pool is given)");
   app.add_flag("--no-save", no_save, "with --calibrate: report only, save no calibration");
+  app.add_flag("--curve-signals", c.curve_signals,
+               "also measure the cross-fitted n-gram learning curves and document-level "
+               "target-like share (research; ~2% of a trial more)");
+  app.add_option("--remeasures", c.remeasures,
+                 "the hash of a finished trial in the ledger: measure its signals again (same "
+                 "inputs and settings, checked) so that --calibrate can use signals added since");
   app.add_option("--group", c.group,
                  "the target's group (its corpus), recorded so --calibrate can leave it out");
   app.add_flag("--json", json, "print one JSON document on stdout");

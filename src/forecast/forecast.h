@@ -50,6 +50,14 @@ struct ForecastConfig : trial::TrialPlan {
   // The target's group (its corpus, in a battery): recorded so that calibrating can leave a
   // whole corpus out. Empty: the target is its own group.
   std::string group;
+  // `--remeasures HASH`: this forecast measures its signals again for the finished trial whose
+  // receipt has this hash, on the same inputs and settings (app/forecast_job.cc checks both), so
+  // that a calibration can use signals added after the trial ran (examples.cc joins them). The
+  // trial made its own arms: the selections are not charged to this forecast's cost.
+  std::string remeasures;
+  // `--curve-signals`: also the cross-fitted n-gram learning curves and document-level
+  // target-like share (cross_fit.h; off: they did not earn their cost).
+  bool curve_signals = false;
   Calibration calibration = DefaultCalibration();
 
   nlohmann::json ToJson() const;
