@@ -1,5 +1,5 @@
 // The calibration forecasts use until a ledger has its own: fitted on the calibration battery
-// (doc/calibration-battery.md) and the hold-out battery (bench/holdout/); doc/forecast.md has
+// (bench/calibration/README.md) and the hold-out battery (bench/holdout/); doc/forecast.md has
 // the runs that made it.
 #include "forecast/calibration.h"
 

@@ -1,6 +1,7 @@
 #pragma once
 // The JSON of trial results (result.json, receipts, --json). Non-finite numbers (never caught
-// up, undefined) are written as null. Keys: doc/metrics.md "JSON" and doc/schedules.md.
+// up, undefined) are written as null. Keys: doc/trial-format.md ("result.json") and
+// doc/schedules.md.
 
 #include <nlohmann/json.hpp>
 
@@ -12,13 +13,14 @@ namespace preflight::trial {
 // {l_star, t_baseline, t_arm, caught_up, gross, net}.
 nlohmann::json SavingToJson(const Saving& saving);
 nlohmann::json ComparisonToJson(const Comparison& comparison);
-// The DESIGN.md keys (compute_saved{gross,net,ci95,...}, caught_up, l_star, t_random,
+// The keys of doc/design.md (compute_saved{gross,net,ci95,...}, caught_up, l_star, t_random,
 // t_curated) for the primary comparison (the first non-baseline arm) and every comparison under
 // "comparisons".
 nlohmann::json TrialResultToJson(const TrialResult& result);
 
 nlohmann::json ScheduleComparisonToJson(const ScheduleComparison& comparison);
-// The DESIGN.md trial keys for the primary (first) schedule arm, every comparison, the verdict.
+// The trial keys of doc/design.md for the primary (first) schedule arm, every comparison, the
+// verdict.
 nlohmann::json ScheduleTrialResultToJson(const ScheduleTrialResult& result);
 
 }  // namespace preflight::trial
