@@ -34,7 +34,8 @@ std::string ForecastRecordLines(const forecast::HoldoutRecord& r) {
       out += indent + line + "\n";
       line.clear();
     }
-    line += (line.empty() ? "" : " ") + word;
+    if (!line.empty()) line += ' ';
+    line += word;
   }
   if (!line.empty()) out += indent + line + "\n";
   return out;

@@ -40,7 +40,8 @@ TEST(ForecastRecordLines, TheSentenceIndentedToTheValuesColumnWithinAHundredColu
     EXPECT_LE(line.size(), 100u) << line;
     EXPECT_EQ(line.rfind(std::string(29, ' '), 0), 0u) << line;
     EXPECT_NE(line[29], ' ') << line;
-    joined += (joined.empty() ? "" : " ") + line.substr(29);
+    if (!joined.empty()) joined += ' ';
+    joined += line.substr(29);
   }
   EXPECT_GE(count, 2);
   EXPECT_EQ(joined, ForecastRecordSentence(kMadeUp));
