@@ -23,12 +23,26 @@ fi
 # Configure a new build folder, or one configured otherwise; an existing one is reconfigured by
 # the build itself when a CMakeLists.txt changed (a configure costs seconds on a busy machine).
 cache=$root/build/CMakeCache.txt
-if [[ ! -f $cache || -n "${PREFLIGHT_CMAKE_ARGS:-}" ]] ||
+# What the configure step finds depends on the optional packages installed (OpenMPI, OpenBLAS,
+# GoogleTest, Google Benchmark, Chromium, Python: cmake/Dependencies.cmake). scripts/setup.sh
+# installs the demo's group only; when the test group adds some of them later, the folder is
+# configured again with the cached answers about them dropped, so that the MPI support and the
+# tests they enable are built (a stale cache would leave them out without a word).
+stamp=$root/build/optional-packages.txt
+optional=$(dpkg-query -W -f='${Package}:${db:Status-Status} ' libopenmpi-dev openmpi-bin \
+  libopenblas-dev libgtest-dev libbenchmark-dev chromium python3 2>/dev/null || true)
+forget=()
+if [[ -f $cache && "$(cat "$stamp" 2>/dev/null)" != "$optional" ]]; then
+  forget=(-UPREFLIGHT_MPI '-UMPI_*' '-UOPENBLAS_*' -UCHROMIUM_EXECUTABLE '-UGTEST_*' '-UGTest_*'
+    -Ubenchmark_DIR '-U_Python3_*' '-UPython3_*')
+fi
+if [[ ! -f $cache || -n "${PREFLIGHT_CMAKE_ARGS:-}" || ${#forget[@]} -gt 0 ]] ||
   ! grep -qx "PREFLIGHT_UNITY:BOOL=$unity" "$cache" ||
   ! grep -qx "CMAKE_BUILD_TYPE:STRING=Release" "$cache"; then
   mkdir -p "$root/build"
-  cmake -S "$root" -B "$root/build" "${args[@]}" >"$root/build/configure.log" 2>&1 ||
+  cmake -S "$root" -B "$root/build" "${forget[@]}" "${args[@]}" >"$root/build/configure.log" 2>&1 ||
     { cat "$root/build/configure.log"; exit 1; }
+  echo "$optional" >"$stamp"
 fi
 targets=()
 for t in "$@"; do targets+=(--target "$t"); done

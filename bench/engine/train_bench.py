@@ -6,13 +6,13 @@ gives at the model's own GEMM shapes, measured in the same run.
     /usr/bin/python3 bench/engine/train_bench.py --build build --models tiny,small,medium \
         --threads 2 --rounds 3 --steps 15
 
-Each round runs, one after the other: the engine (build/bench/engine/step_bench), PyTorch
-default, PyTorch tuned, and sgemm_bench at the model's shapes; medians over the rounds are
-reported, as MEASUREMENTS.md asks on a shared machine. Every timed run takes --warmup steps first
-and times --steps steps after them. "Default" torch is Debian's python3-torch as installed;
-"tuned" is BLIS as its BLAS (with the kernels the CPU supports) plus the glibc malloc tunables of
-MEASUREMENTS.md and OMP_WAIT_POLICY=passive (as preflight train runs). The SGEMM figure is the
-best library's FLOP-weighted 2-thread rate over the step's GEMM shapes (sgemm_bench's last
+Each round runs, one after the other: the engine (build/bench/engine/step_bench), PyTorch default,
+PyTorch tuned, and sgemm_bench at the model's shapes; medians over the rounds are reported, as a
+shared machine needs. Every timed run takes --warmup steps first and times --steps steps after
+them. "Default" torch is Debian's python3-torch as installed; "tuned" is BLIS as its BLAS (with the
+kernels the CPU supports) plus glibc malloc tunables (mmap_max=0, a high trim_threshold) and
+OMP_WAIT_POLICY=passive (as preflight train runs). The SGEMM figure is the best library's
+FLOP-weighted 2-thread rate over the step's GEMM shapes (sgemm_bench's last
 line). FLOPs/token follow src/engine/config.h: 6N + 12 L T d, the causal half of attention
 counted as done. --baseline DIR adds another build's step_bench (e.g. an older commit) to each
 round, for before/after figures under the same load."""

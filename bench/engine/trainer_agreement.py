@@ -3,7 +3,7 @@
 (`preflight train`): both train the same model with the same seed, schedule and data; prints,
 per seed, the step-0 difference and the largest difference anywhere on the eval curve (bits per
 byte), and the step where it occurs. The measurement behind the tolerance of
-tests/trainer_torch (doc/torch-trainer.md, "How closely").
+tests/trainer_torch (bench/engine/README.md, "How closely they agree").
 
     /usr/bin/python3 bench/engine/trainer_agreement.py --build build --model tiny --steps 300 \\
         --eval-every 20 --lr 1e-3 --seeds 1,2,3

@@ -1,5 +1,5 @@
 #pragma once
-// A battery spec (doc/select.md, "Battery spec"): a JSON file naming targets, each with its pool,
+// A battery spec (doc/trial.md, "Many targets"): a JSON file naming targets, each with its pool,
 // its selectable part and its held-out part, paths relative to the spec's folder.
 //   {"name": "brown", "default_target": "cj",
 //    "targets": [{"name": "cj", "label": "learned", "genre": "cj", "absent": false,

@@ -5,9 +5,12 @@
 #include "app/select_receipt.h"
 #include "base/file.h"
 #include "corpus/scanner.h"
+#include "engine/config.h"
+#include "forecast/calibration.h"
+#include "forecast/holdout_record.h"
 #include "ledger/ledger.h"
 #include "ledger/writable.h"
-#include "engine/config.h"
+#include "narrate/forecast_record.h"
 
 namespace preflight::app {
 namespace {
@@ -167,6 +170,24 @@ std::string SelectionDetails(const DemoJob& job) {
   return out;
 }
 
+// The trial's one screen with the forecast's record out of sample under its forecast line, so that
+// the demo's one verdict (wrong, on the default target) is read beside how the forecast does on
+// corpora it never saw. Only for a forecast made with the built-in calibration, whose record it
+// is: a calibration fitted on the user's ledger reports its own (`forecast --calibrate`).
+std::string TrialTextWithForecastRecord(const TrialJob& trial) {
+  std::string text = TrialText(trial);
+  if (!trial.forecast ||
+      trial.forecast->config.calibration.source != forecast::DefaultCalibration().source) {
+    return text;
+  }
+  const size_t line = text.find("\n  forecast (made before)");
+  if (line == std::string::npos) return text;
+  const size_t end = text.find('\n', line + 1);
+  text.insert(end == std::string::npos ? text.size() : end + 1,
+              narrate::ForecastRecordLines(forecast::kHoldoutRecord));
+  return text;
+}
+
 }  // namespace
 
 std::string DemoText(const DemoJob& job) {
@@ -180,7 +201,7 @@ std::string DemoText(const DemoJob& job) {
       "({});\n{:.0f}% of the kept text is that genre, against {:.0f}% of the pool.\n\n",
       dsir.result.kept_docs, dsir.result.pool_docs, job.target.genre, job.target.label,
       100 * dsir.target_share, 100 * job.pool_share);
-  out += TrialText(*job.trial) + "\n";
+  out += TrialTextWithForecastRecord(*job.trial) + "\n";
   if (job.ladder) {
     out += fmt::format(
         "=== the same arms at three scales (a ladder, {} seeds per arm): does the saving grow? "

@@ -30,7 +30,7 @@ struct DemoRequest {
   int seeds = 4;
   bool select_only = false;
   // The ladder after the trial: rungs and seeds per arm chosen so that the whole demo stays
-  // under 10 minutes on a busy 2-core machine (README); empty rungs = no ladder.
+  // under 10 minutes on a busy 2-core machine (bench/results.md); empty rungs = no ladder.
   std::string ladder_rungs = "tiny:100,tiny:300,tiny:900";
   int ladder_seeds = 4;
 };

@@ -34,10 +34,11 @@ Result<ForecastJob> RunForecastJob(const forecast::ForecastConfig& config,
                                    const std::optional<forecast::ForecastArms>& arms = {},
                                    const StageFn& stage = {});
 
-// Right or wrong by DESIGN.md's rule; null for an abstention ("uncertain").
+// Right or wrong by doc/design.md's rule ("Forecast correct"); null for an abstention
+// ("uncertain").
 nlohmann::json ForecastCorrect(const std::string& verdict, double net_saving, bool caught_up);
 
-// DESIGN.md's `forecast --json` document.
+// The `forecast --json` document (doc/design.md, "The command-line contract").
 nlohmann::json ForecastJson(const ForecastJob& job);
 // One screen for a human.
 std::string ForecastText(const ForecastJob& job);

@@ -82,7 +82,8 @@ trial::TrialConfig RungConfig(const LadderRequest& request, size_t index);
 
 Result<LadderJob> RunLadderJob(const LadderRequest& request, const TrialObserver& observer = {});
 
-// DESIGN.md's `ladder --json` document, without "receipt" (the receipt's result).
+// The `ladder --json` document (doc/design.md, "The command-line contract"), without "receipt"
+// (the receipt's result).
 nlohmann::json LadderResultJson(const LadderJob& job);
 // The document with "receipt".
 nlohmann::json LadderJson(const LadderJob& job);

@@ -33,7 +33,7 @@ Status CheckTrainOutputs(const TrainRequest& request);
 Result<TrainJob> RunTrainJob(const TrainRequest& request,
                              const std::function<void(const engine::StepInfo&)>& on_step = {});
 
-// DESIGN.md's `train --json` document (and the receipt's hash).
+// The `train --json` document (doc/design.md, "The command-line contract") and the receipt's hash.
 nlohmann::json TrainJson(const TrainJob& job);
 
 }  // namespace preflight::app

@@ -58,10 +58,10 @@ Result<TrialJob> LoadTrialJob(const std::string& out_dir);
 // Renders report.html of a finished job into job.report_path.
 Status WriteTrialReport(const TrialJob& job);
 
-// The receipt's "result" (also result.json): DESIGN.md's keys and the lab record, arms, compute,
-// model and the forecast under test.
+// The receipt's "result" (also result.json): the keys of doc/design.md and the lab record, arms,
+// compute, model and the forecast under test.
 nlohmann::json TrialResultJson(const TrialJob& job);
-// DESIGN.md's `trial --json` document.
+// The `trial --json` document (doc/design.md, "The command-line contract").
 nlohmann::json TrialJson(const TrialJob& job);
 // One screen for a human.
 std::string TrialText(const TrialJob& job);

@@ -1,6 +1,7 @@
 #pragma once
 // Time and cost. Cost is measured in core-seconds (CPU time of every thread of the process),
-// the unit in which selection and training are charged against each other (DESIGN.md).
+// the unit in which selection and training are charged against each other (doc/design.md, "The
+// metrics, exactly").
 
 #include <string>
 

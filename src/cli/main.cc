@@ -88,7 +88,10 @@ int main(int argc, char** argv) {
   ReexecWithPassiveWait(argv);
 #ifdef PREFLIGHT_HAVE_DIST
   if (!preflight::mpi::Init(&argc, &argv)) {
-    std::fprintf(stderr, "preflight: error: MPI would not start under mpirun\n");
+    std::fprintf(stderr,
+                 "preflight: error: MPI would not start under mpirun (the configure step says "
+                 "whether this binary has MPI support; to build it in: apt-get install "
+                 "libopenmpi-dev openmpi-bin, then scripts/build.sh)\n");
     return 1;
   }
   if (preflight::mpi::Rank() != 0) {

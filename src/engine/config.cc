@@ -10,7 +10,7 @@ struct Named {
   ModelConfig config;
 };
 
-// Config C, A and B of MEASUREMENTS.md, where PyTorch's speed on this machine was measured.
+// The shapes PyTorch's speed was first measured at, beside the engine (bench/engine/README.md).
 const Named kNamed[] = {
     {"tiny", {.layers = 2, .d_model = 64, .heads = 2, .context = 64, .batch = 16}},
     {"small", {.layers = 4, .d_model = 128, .heads = 4, .context = 128, .batch = 32}},

@@ -50,7 +50,7 @@ int64_t NonEmbeddingParamCount(const ModelConfig& config);
 // forward); position-embedding lookups cost nothing. The second is attention's two T x T
 // products (Q K^T and att V) over the FULL T x T matrix (the causal half is not discounted),
 // 2 * 2*T*C forward per layer, times 3 for forward + backward. This is the convention of
-// MEASUREMENTS.md and nanoGPT's estimate_mfu, so numbers compare across tools.
+// nanoGPT's estimate_mfu, so numbers compare across tools.
 double FlopsPerToken(const ModelConfig& config);
 
 }  // namespace preflight::engine

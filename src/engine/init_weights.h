@@ -1,6 +1,6 @@
 #pragma once
 // The engine's initial weights for (model, seed), written for another trainer to start from
-// (doc/trainers.md, "The PyTorch trainer's initial weights"): the same values Gpt::InitWeights
+// (doc/torch-trainer.md, "What matches the engine"): the same values Gpt::InitWeights
 // gives, in the engine's tensor order (model.h), so a run of the PyTorch trainer starts exactly
 // where the engine's run with that seed starts.
 //

@@ -144,7 +144,7 @@ Result<Calibration> Calibrate(const std::vector<Example>& examples,
                               const std::vector<std::string>& candidates,
                               const std::string& source);
 
-// Right or wrong by DESIGN.md's rule; nullopt for an abstention.
+// Right or wrong by doc/design.md's rule ("Forecast correct"); nullopt for an abstention.
 std::optional<bool> Correct(const std::string& verdict, std::optional<double> net);
 
 // The signals Calibrate chooses among, in order of preference (ties): gains, whose 0 means "the

@@ -1,5 +1,5 @@
 // The calibration forecasts use until a ledger has its own: fitted on the calibration battery
-// (doc/calibration-battery.md), the hold-out battery (bench/holdout/) and the supply battery
+// (bench/calibration/README.md), the hold-out battery (bench/holdout/) and the supply battery
 // (bench/supply/); doc/forecast.md has the runs that made it.
 #include "forecast/calibration.h"
 

@@ -72,7 +72,7 @@ struct ForecastOutcome {
   double trial_core_seconds = 0;  // estimated training compute of the trial it forecasts
   double fraction_of_trial = 0;
   double flops = 0;       // the proxy runs' training FLOPs
-  nlohmann::json result;  // the receipt's result (DESIGN.md keys and the above)
+  nlohmann::json result;  // the receipt's result (doc/design.md's keys and the above)
 };
 
 // The two arms a forecast reads: the trial's own, or made by RunForecast.

@@ -1,5 +1,5 @@
 #pragma once
-// Canonical JSON: the byte string a receipt's hash is taken over (DESIGN.md, "Receipt").
+// Canonical JSON: the byte string a receipt's hash is taken over (doc/design.md, "Formats").
 //
 // The form is exactly what Python writes with
 //   json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)

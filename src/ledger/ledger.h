@@ -1,6 +1,6 @@
 #pragma once
 // The ledger: an append-only JSONL file of receipts, each linked to the one before by hash
-// (DESIGN.md, "Receipt" and "Ledger"; the byte format is in doc/ledger-format.md).
+// (doc/design.md, "Formats"; the byte format is in doc/ledger-format.md).
 //
 // A receipt is one JSON object with exactly these fields:
 //   kind        "forecast" | "selection" | "trial" | "battery" | "cost" | "train" |

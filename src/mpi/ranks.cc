@@ -265,7 +265,13 @@ std::unique_ptr<trial::RunExecutor> MakeRunExecutor() {
 
 #else  // Built without MPI: one process, always.
 
-bool Init(int*, char***) { return true; }
+// Started by mpirun on several ranks, a binary without MPI would run the whole command once per
+// rank over the same files and outputs: it refuses to start instead (main says how to build MPI
+// in). scripts/setup.sh builds without MPI unless OpenMPI is installed.
+bool Init(int*, char***) {
+  const char* size = std::getenv("OMPI_COMM_WORLD_SIZE");
+  return size == nullptr || std::atoi(size) <= 1;
+}
 void Finalize() {}
 int Rank() { return 0; }
 int Size() { return 1; }

@@ -20,7 +20,8 @@ namespace preflight::mpi {
 
 // Starts MPI when this process was launched by mpirun (OpenMPI's OMPI_COMM_WORLD_SIZE or PMIx's
 // PMIX_RANK in the environment). Call once from main, after any re-exec of the binary. Returns
-// false when MPI was expected but would not start (the caller prints why and exits).
+// false when MPI was expected but would not start, or when this binary, built without MPI, was
+// started on several ranks (the caller prints why and exits).
 bool Init(int* argc, char*** argv);
 // Ends MPI if Init started it. Call before main returns.
 void Finalize();

@@ -32,7 +32,7 @@
 
 namespace preflight::report {
 
-// The forecast a trial tested (DESIGN.md: "Forecast correct").
+// The forecast a trial tested (doc/design.md: "Forecast correct").
 struct ForecastTested {
   std::string receipt;  // the forecast receipt's hash
   std::string verdict;  // "curate", "random", "uncertain"; "" when only the receipt is known

@@ -1,6 +1,6 @@
 #pragma once
 // `--trainer torch`: the project's PyTorch trainer (src/trainer/torch/train.py, written to the
-// command line below; doc/trainers.md "The PyTorch trainer"), launched per run like any cmd
+// command line below; doc/torch-trainer.md, "The command line"), launched per run like any cmd
 // template. The command, on one line:
 //   LAUNCHER 'SCRIPT' --train {train_bin} --eval {eval_bin} --run-dir {run_dir} --curve {curve}
 //     --layers {layers} --d-model {d_model} --heads {heads} --context {context} --batch {batch}

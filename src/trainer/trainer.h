@@ -1,9 +1,9 @@
 #pragma once
 // A trainer turns one run a trial asks for (arm, seed, data, model, steps, eval schedule, run
 // folder) into a typed result: the eval curve (step, training tokens, bits per byte), the model's
-// parameters, tokens and FLOPs per step, and what the run cost (DESIGN.md, "Trainers";
-// doc/trainers.md is the protocol). The trial owns the arms, seeds, schedule and every number;
-// a trainer only trains.
+// parameters, tokens and FLOPs per step, and what the run cost (doc/design.md, "The trainer
+// protocol"; doc/trainers.md is the protocol). The trial owns the arms, seeds, schedule and every
+// number; a trainer only trains.
 //
 //   builtin  the C++ engine in this process (engine/train.h), the reference  (builtin_trainer.h)
 //   cmd      any command template, launched once per run through /bin/sh      (cmd_trainer.h)

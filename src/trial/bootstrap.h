@@ -1,5 +1,5 @@
 #pragma once
-// The one bootstrap of every trial (doc/metrics.md "The bootstrap interval"): seeds resampled
+// The one bootstrap of every trial (doc/design.md, "The metrics, exactly"): seeds resampled
 // with replacement, within each arm or as seed pairs, by splitmix64 from a fixed seed mixed with
 // the arm's name, and a nearest-rank percentile interval. Deterministic for fixed options.
 
@@ -18,9 +18,9 @@ struct BootstrapOptions {
   int resamples = 2000;
   uint64_t seed = 0x7072656631696768ULL;  // fixed: the interval is part of the receipt
   double level = 0.95;
-  // false: resample seeds independently within each arm (DESIGN.md). true: resample seed
-  // pairs together (needs the same seeds in both arms), which keeps the pairing of shared
-  // initialisations and gives a tighter interval.
+  // false: resample seeds independently within each arm (doc/design.md, the default). true:
+  // resample seed pairs together (needs the same seeds in both arms), which keeps the pairing of
+  // shared initialisations and gives a tighter interval.
   bool paired = false;
 
   nlohmann::json ToJson() const;  // as results record it (with the RNG's name)

@@ -3,8 +3,9 @@
 // baseline's mean curve, where the arm first reaches L* (curve.h), the fraction of compute saved
 // on each axis a trial prices, per seed pair, and the bootstrap interval over seeds
 // (bootstrap.h). A data trial prices on the step axis, where every step costs the same; a
-// schedule trial on cumulative FLOPs, core-seconds and wall seconds. See doc/metrics.md and
-// doc/schedules.md for the formulas. Pure functions; deterministic and thread-safe.
+// schedule trial on cumulative FLOPs, core-seconds and wall seconds. See doc/design.md ("The
+// metrics, exactly") and doc/schedules.md for the formulas. Pure functions; deterministic and
+// thread-safe.
 
 #include <cstdint>
 #include <string>

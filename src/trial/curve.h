@@ -1,6 +1,6 @@
 #pragma once
-// Eval curves and where they cross a loss: the one crossing rule of every trial (doc/metrics.md
-// "t_C, the catch-up step"), on the step axis and on any cumulative-compute column a run records
+// Eval curves and where they cross a loss: the one crossing rule of every trial (doc/design.md,
+// "The metrics, exactly": t_C), on the step axis and on any cumulative-compute column a run records
 // (FLOPs, core-seconds, wall seconds of training). A data trial's curves carry no columns: their
 // axis is the step, and every step costs the same. A schedule trial's carry three.
 //

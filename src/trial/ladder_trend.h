@@ -1,6 +1,6 @@
 #pragma once
-// A ladder's arithmetic (DESIGN.md "Ladder projection"; `preflight ladder`): the net saving of
-// each rung against log10 of the rung's training compute, a fitted trend with a 95% interval,
+// A ladder's arithmetic (doc/design.md, "The metrics, exactly"; `preflight ladder`): the net saving
+// of each rung against log10 of the rung's training compute, a fitted trend with a 95% interval,
 // its direction, and a projection to another compute, labelled as one.
 //
 // The fit, exactly:

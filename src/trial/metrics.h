@@ -1,5 +1,5 @@
 #pragma once
-// A data trial's numbers, exactly as DESIGN.md "The metrics, exactly" and doc/metrics.md define
+// A data trial's numbers, exactly as doc/design.md, "The metrics, exactly", defines
 // them: mean eval curves, L*, t_R, the interpolated catch-up step t_C, compute saved gross and
 // net of the cost of producing each arm, per-seed-pair savings and a seeded bootstrap interval.
 // A data trial is the comparison of comparison.h on the step axis, where every step costs the
@@ -113,7 +113,8 @@ Saving ComputeSaving(const Curve& baseline, const Curve& arm, double f, double c
                      double c_baseline);
 
 // The percentile bootstrap of ComputeSaving over seeds (see BootstrapOptions and
-// doc/metrics.md for the exact draw order and quantile). Deterministic for fixed options.
+// doc/design.md, "The metrics, exactly", for the draw order and quantile). Deterministic for
+// fixed options.
 Result<BootstrapResult> BootstrapSaving(const std::vector<Curve>& baseline_runs,
                                         const std::vector<Curve>& arm_runs,
                                         const std::vector<uint64_t>& baseline_seeds,

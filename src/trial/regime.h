@@ -1,5 +1,5 @@
 #pragma once
-// The regime check (DESIGN.md "The metrics, exactly", Regime; doc/metrics.md): did the pilot
+// The regime check (doc/design.md, "The metrics, exactly", Regime): did the pilot
 // learn more than byte n-gram statistics? Byte unigram, bigram and order-n models
 // (trial/byte_ngram.h: interpolated Witten-Bell over the trainer's 257-symbol stream, with a
 // uniform floor) are fitted on each arm's own training file and score T_eval exactly as the
@@ -8,11 +8,11 @@
 // the same counted target positions, and contexts that never reach back before a window's start.
 // So every score here is in the unit of eval_bpb and comparable with L*.
 //
-// Definitions (one place; doc/metrics.md repeats them):
+// Definitions (one place; doc/design.md repeats them):
 //   best n-gram = min(unigram_bpb, bigram_bpb, ngram_bpb) of the arm that sets L* (the random
 //                 arm of a data trial, the baseline of a schedule trial: its own data);
 //   margin      = best n-gram - L*   (bits per byte; positive: the pilot beat every n-gram);
-//   informative = margin >= threshold (kInformativeMarginBits, measured: doc/metrics.md).
+//   informative = margin >= threshold (kInformativeMarginBits, measured: doc/design.md).
 //
 // Deterministic: the same files give bit-identical scores. Not thread-safe across calls on one
 // model; ScoreNgrams itself is single-threaded (seconds on a few MB).
@@ -31,7 +31,8 @@ namespace preflight::trial {
 
 inline constexpr int kDefaultNgramOrder = 4;
 // The margin (bits per byte) a pilot's L* must beat the best n-gram model by to be called
-// informative. Chosen from measurements on the built-in battery (doc/metrics.md, "Regime").
+// informative. Chosen from measurements on the built-in battery (doc/design.md, "The metrics,
+// exactly").
 inline constexpr double kInformativeMarginBits = 0.05;
 
 struct NgramScores {

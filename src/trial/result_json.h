@@ -1,8 +1,8 @@
 #pragma once
 // The one writer of a trial's JSON: the numbers (TrialResultToJson, also `score`'s), result.json
 // and the receipt's result (OutcomeResultJson), and `trial --json` (OutcomeSummaryJson).
-// Non-finite numbers (never caught up, undefined) are written as null. Keys: doc/metrics.md
-// "JSON", doc/schedules.md, doc/trial-format.md and doc/trainers.md.
+// Non-finite numbers (never caught up, undefined) are written as null. Keys: doc/trial-format.md
+// ("result.json"), doc/schedules.md and doc/trainers.md.
 
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -19,13 +19,14 @@ namespace preflight::trial {
 nlohmann::json SavingToJson(const Saving& saving);
 // A launched trainer's comparison (prices in "USD") adds cost.arm_usd and cost.baseline_usd.
 nlohmann::json ComparisonToJson(const Comparison& comparison, const NetPrices& prices = {});
-// The DESIGN.md keys (compute_saved{gross,net,ci95,...}, caught_up, l_star, t_random,
+// The keys of doc/design.md (compute_saved{gross,net,ci95,...}, caught_up, l_star, t_random,
 // t_curated) for the primary comparison (the first non-baseline arm) and every comparison under
 // "comparisons".
 nlohmann::json TrialResultToJson(const TrialResult& result);
 
 nlohmann::json ScheduleComparisonToJson(const ScheduleComparison& comparison);
-// The DESIGN.md trial keys for the primary (first) schedule arm, every comparison, the verdict.
+// The trial keys of doc/design.md for the primary (first) schedule arm, every comparison, the
+// verdict.
 nlohmann::json ScheduleTrialResultToJson(const ScheduleTrialResult& result);
 
 // Sets "regime" (null for a folder written before the check: cost/pilot_saving.h reads that as

@@ -1,6 +1,6 @@
 #pragma once
 // A trial: does training on the curated part of a pool reach the random part's quality with less
-// compute, and by how much after paying for the selection? (DESIGN.md, "The metrics, exactly".)
+// compute, and by how much after paying for the selection? (doc/design.md, "The metrics, exactly".)
 //
 // CheckTrial validates everything a trial needs before anything is written: the flags, that the
 // run folder can be written, that a folder being resumed holds this same trial, and that every

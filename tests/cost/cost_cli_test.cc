@@ -1,5 +1,5 @@
 // The cost, plan, fit and memory subcommands through the built binary: exit codes, --json
-// documents with the keys of DESIGN.md, and the messages users see for bad input.
+// documents with the keys of doc/design.md, and the messages users see for bad input.
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>

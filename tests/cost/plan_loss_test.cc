@@ -4,7 +4,7 @@
 // Their calculator uses Hoffmann et al.'s law with alpha 0.336, beta 0.283, A 406.4, B 410.7,
 // E 1.69, C = 6ND, 2N FLOPs per inference token, and dollars per FLOP = price / (3600 x dense
 // peak x MFU), the same model as cost/plan.h: the published figures are matched to the four
-// significant figures they are printed with (doc/cost.md, "A target loss").
+// significant figures they are printed with (doc/cost.md, "`preflight plan`").
 
 #include <gtest/gtest.h>
 

@@ -53,7 +53,7 @@ ENGINE_DUMP = os.environ.get("ENGINE_DUMP", os.path.join(SOURCE, "build", "tests
                                                          "trainer_torch", "engine_dump"))
 # The largest |difference| in eval bits per byte allowed between the two trainers' curves (the
 # tiny model, 60 steps, lr 1e-3): measured at most 3.7e-5 over seeds 1-4 (4.7e-6 over 300
-# steps); doc/torch-trainer.md, "How closely", says why 1e-3.
+# steps); bench/engine/README.md, "How closely they agree", says why 1e-3.
 CURVE_TOLERANCE = 1e-3
 STEP0_TOLERANCE = 1e-4
 SHAPE = ["--model", "tiny", "--steps", "60", "--eval-every", "10", "--lr", "1e-3"]
