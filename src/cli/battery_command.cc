@@ -59,7 +59,10 @@ int RunBattery(int argc, char** argv) {
   base.model_name = model.name;
   TrialProgressBar bar(quiet);
   auto job = app::RunBatteryJob(r, bar.Observer());
-  if (!job.ok()) return Fail("battery", job.status());
+  if (!job.ok()) {
+    bar.Stop();  // not "done": the error follows
+    return Fail("battery", job.status());
+  }
   if (!job->leader) return 0;  // an MPI rank other than 0: rank 0 reports
   if (json) {
     EmitJson(app::BatteryJson(*job));

@@ -132,6 +132,8 @@ struct TrialProgress {
   int run = 0, runs = 0;  // 1-based run being trained, of all runs
   double loss = 0;        // the builtin's training loss; a launched run's last eval (bits per byte)
   double tokens_per_second = 0;
+  // Shown instead of the loss and rate when set, e.g. a launched run that has no eval yet.
+  std::string note;
 };
 
 // An arm's data, made: its file and its record.

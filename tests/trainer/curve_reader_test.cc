@@ -54,6 +54,27 @@ TEST(CurveReader, JsonlBitsPerByteAndLossWithTokens) {
   EXPECT_EQ((*c)[1].tokens, 640);
 }
 
+// Issue 31: Python's json writes a diverged loss as a bare NaN or Infinity. It was reported as
+// "malformed JSON"; it is reported as every other format reports it: not a finite number.
+TEST(CurveReader, JsonlNanAndInfinityAreNotFiniteLikeInEveryFormat) {
+  for (const char* value : {"NaN", "Infinity", "-Infinity"}) {
+    auto r = Read("nan.jsonl",
+                  std::string("{\"step\": 0, \"eval_bpb\": 5}\n{\"step\": 4, \"note\": \"NaN\", "
+                              "\"eval_bpb\": ") +
+                      value + "}\n",
+                  CurveFormat::kJsonl);
+    ASSERT_TRUE(r.ok()) << value << ": " << r.status().message();
+    auto c = ToEvalCurve(*r, {100, 0, 8});
+    ASSERT_FALSE(c.ok()) << value;
+    EXPECT_NE(c.status().message().find("nan.jsonl:2: the eval loss at step 4 is not a finite"),
+              std::string::npos)
+        << c.status().message();
+  }
+  // A line broken otherwise is still malformed, NaN or not.
+  ExpectError(Read("nan2.jsonl", "{\"step\": 4, \"eval_bpb\": NaN,}\n", CurveFormat::kJsonl),
+              "nan2.jsonl:1: not a JSON object (malformed JSON)");
+}
+
 TEST(CurveReader, JsonlMalformedLinesAreNamed) {
   ExpectError(Read("b.jsonl", "{\"step\": 0, \"eval_bpb\": 8}\n{\"step\": 1, eval_bpb\n",
                    CurveFormat::kJsonl),
