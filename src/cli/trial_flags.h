@@ -24,7 +24,8 @@ void AddFieldFlags(CLI::App& app, trial::TrialConfig& config);
 void AddThreadFlags(CLI::App& app, trial::TrialConfig& config);
 
 // --trainer, --trainer-cmd, --parallel, --device, --torch-launcher, --curve-format,
-// --curve-file, --curve-columns, --eval-tokens, --params, --flops-per-step (doc/trainers.md).
+// --curve-file, --curve-columns, --eval-tokens, --params, --flops-per-step, --run-timeout,
+// --stall-timeout (doc/trainers.md).
 void AddTrainerFlags(CLI::App& app, trainer::TrainerSpec& spec);
 
 // The paragraph of --help that teaches the trainer flags (an example template).

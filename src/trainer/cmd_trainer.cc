@@ -158,6 +158,7 @@ Result<LaunchSpec> CmdTrainer::Prepare(const RunRequest& r) const {
   LaunchSpec launch;
   launch.run = r.Name();
   launch.cwd = r.run_dir;
+  launch.watch = {CurvePath(r)};
   PF_ASSIGN_OR_RETURN(launch.command, Command(r));
   for (const auto& [name, value] : Values(r)) launch.env.emplace_back(EnvName(name), value);
   return launch;
@@ -235,7 +236,7 @@ Result<RunResult> CmdTrainer::Run(const RunRequest& r, const StepCallback& on_st
   if (std::optional<RunResult> done = Finished(r)) return std::move(*done);
   PF_ASSIGN_OR_RETURN(LaunchSpec spec, Prepare(r));
   PF_ASSIGN_OR_RETURN(RunningLaunch launch, StartLaunch(spec));
-  PF_RETURN_IF_ERROR(WaitLaunch(launch).status());
+  PF_RETURN_IF_ERROR(WaitLaunch(launch, Limits()).status());
   PF_ASSIGN_OR_RETURN(RunResult result, Collect(r));
   if (on_step) {
     engine::StepInfo info;
