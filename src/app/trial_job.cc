@@ -108,6 +108,7 @@ Status AppendReceiptAndResult(TrialJob& job, const std::string& ledger_path,
   receipt.config = job.outcome.config.ToJson();
   if (!plan.is_null()) receipt.config["plan"] = plan;
   receipt.result = TrialResultJson(job);
+  receipt.result["warnings"] = job.warnings;
   receipt.core_seconds = job.outcome.core_seconds;
   receipt.flops = job.outcome.flops;
   PF_ASSIGN_OR_RETURN(job.receipt_hash, ledger::AppendReceipt(ledger_path, receipt));
@@ -150,8 +151,8 @@ Result<TrialJob> RunTrialJob(const TrialRequest& request, const TrialObserver& o
     forecast::ForecastConfig fc = ForecastConfigFor(config);
     fc.group = request.group;
     PF_ASSIGN_OR_RETURN(fc.calibration, LoadCalibration(request.ledger_path));
-    before_training =
     const std::string earlier = RecordedForecastHash(config.out_dir);
+    before_training =
         [&, fc, earlier](const std::vector<trial::MadeArm>& arms) -> Result<trial::ForecastCharge> {
       // A rerun (a resume, or after a failed run) tests the forecast the first invocation made.
       if (std::optional<ForecastJob> made = ForecastFromReceipt(request.ledger_path, earlier)) {
@@ -178,6 +179,8 @@ Result<TrialJob> RunTrialJob(const TrialRequest& request, const TrialObserver& o
   job.outcome = std::move(outcome);
   if (!job.outcome.leader) return job;
   job.forecast = std::move(forecast);
+  job.warnings = job.outcome.warnings;
+  for (const std::string& w : job.warnings) note("warning: " + w);
   PF_RETURN_IF_ERROR(Narrate(job));
   job.report_path = trial::RunFolder(job.outcome.out_dir).ReportPath();
   PF_RETURN_IF_ERROR(AppendReceiptAndResult(job, request.ledger_path, request.plan));

@@ -153,7 +153,9 @@ int RunTrial(int argc, char** argv) {
   }
   if (!job->outcome.leader) return 0;  // an MPI rank other than 0: rank 0 prints
   if (f.json) {
-    EmitJson(app::TrialJson(*job));
+    nlohmann::json doc = app::TrialJson(*job);
+    doc["warnings"] = job->warnings;  // as the receipt records them
+    EmitJson(doc);
   } else {
     std::printf("%s", app::TrialText(*job).c_str());
   }

@@ -169,6 +169,8 @@ struct TrialOutcome {
   double flops = 0;         // training FLOPs of all runs
   int reused_runs = 0;      // runs found finished in out_dir
   std::string out_dir;
+  // What the data shares with the targets (arm_overlap.h): one sentence each.
+  std::vector<std::string> warnings;
 };
 
 // What CheckTrial measured of the inputs, passed on so that a trial parses each input once: the
