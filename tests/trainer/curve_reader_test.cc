@@ -188,6 +188,29 @@ TEST(CurveReader, ConversionChecksStepsLossesAndTokens) {
   EXPECT_DOUBLE_EQ((*ok)[1].eval_bpb, 0.5);
 }
 
+// Found by the curve fuzzers (issue 31): each was undefined behaviour or an abort, and is now an
+// error naming the file.
+TEST(CurveReader, FuzzFindsAreErrorsNotCrashes) {
+  // A CSV step that is no integer a run reaches: NaN, an infinity, 1e300 (a cast was undefined).
+  for (const char* step : {"nan", "inf", "1e300", "-1e300"}) {
+    ExpectError(Read("fz.csv", std::string("step,val_loss\n") + step + ",2\n", CurveFormat::kCsv),
+                "fz.csv:2:");
+  }
+  // A step whose tokens (step x tokens per step) overflow 64 bits (llm.c and nanoGPT state none).
+  auto big = Read("fz.log", "s:517777777777777 tel:2.0\n", CurveFormat::kLlmc);
+  ASSERT_TRUE(big.ok()) << big.status().message();
+  auto converted = ToEvalCurve(*big, {100, 0, 1 << 20});
+  ASSERT_FALSE(converted.ok());
+  EXPECT_NE(converted.status().message().find("fz.log:1: step 517777777777777 times 1048576 "
+                                              "tokens per step does not fit in 64 bits"),
+            std::string::npos)
+      << converted.status().message();
+  // A number no double holds in trainer_state.json: the JSON parser threw, and nothing caught it.
+  ExpectError(Read("trainer_state.json", "{\"log_history\": [{\"step\": 8e888888}]}",
+                   CurveFormat::kHf),
+              "trainer_state.json: not readable JSON");
+}
+
 TEST(CurveReader, CompleteMeansEndingAtTheSteps) {
   std::vector<EvalPoint> c = {{0, 0, 5}, {50, 0, 3}};
   EXPECT_TRUE(CheckCurveComplete(c, 50, "c").ok());
