@@ -75,7 +75,8 @@ DEFAULTS = {
 # dominant | mixture | near_neighbour (doc/calibration-battery.md says what each is).
 # pool: "mixed" | "without:<corpus>" | "only:<corpus>" | "rare" (the mixed pool with the
 # target's domains thinned to a trace) | "rare_corpus:<corpus>" (the mixed pool with the whole
-# corpus thinned to a trace) | "dominant:<corpus>" (the corpus and a little of every other).
+# corpus thinned to a trace) | "dominant:<corpus>" (the corpus and a little of every other) |
+# "gone" (the mixed pool without the target's domains; the rest of its corpus stays).
 # select/eval: lists of domains (a mixture lists several; a near neighbour selects with one
 # domain and is judged on another). weights "pool": the target's corpora come at their shares of
 # the target's pool (a pool_mixture target is drawn with the pool's own mixture), else at equal
@@ -463,7 +464,7 @@ def build(src, out_dir, cfg, log):
     pools = {}  # pool key -> (relative path, docs)
 
     def pool_for(t):
-        key = t["pool"] if t["pool"] != "rare" else "rare:" + t["name"]
+        key = t["pool"] if t["pool"] not in ("rare", "gone") else t["pool"] + ":" + t["name"]
         if key in pools:
             return key
         if key == "mixed":
@@ -492,6 +493,12 @@ def build(src, out_dir, cfg, log):
                              for d in fill([u for u in corpora[c.name] if u["side"] == "pool"],
                                            cfg["dominant_other_bytes"])])
             path = "pools/dominant-%s.jsonl" % big
+        elif key.startswith("gone:"):
+            # The mixed pool without the target's own domains: the rest of its corpus stays
+            # (bench/supply: an absent target with related neighbours).
+            gone = set(t["eval"])
+            docs = [d for d in mixed if d["domain"] not in gone]
+            path = "pools/%s.jsonl" % t["name"]
         else:
             thin = set(t["eval"])
             keep = {d["id"] for d in trace_of(mixed, lambda d: d["domain"] in thin,

@@ -58,7 +58,7 @@ def print_by_kind(spec_paths, calibrate_json, kinds):
           "missed (curate) | paid and curated |")
     print("|---|---|---|---|---|---|---|")
     total = {}
-    for kind in tuple(kinds) + ("unknown",):
+    for kind in tuple(kinds) + tuple(sorted(k for k in table if k not in kinds)):
         if kind not in table:
             continue
         k = table[kind]

@@ -8,7 +8,7 @@ compute per target in random-arm runs to L*, counted as `preflight forecast --ca
 it (src/forecast/held_out.cc: curating costs 1 - net runs, 2 when it never caught up; the
 forecast costs its fraction of the trial times 2 arms times the seeds).
 
-  python3 bench/holdout/as_made.py bench/calibration/ledger-tiny-300-2026-12-04.jsonl.zst
+  python3 bench/holdout/as_made.py bench/calibration/ledger-tiny-300-2026-12-05.jsonl.zst
 """
 
 import json

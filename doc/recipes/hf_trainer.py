@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """One preflight run on the Hugging Face Trainer (transformers >= 4.41):
-    --trainer cmd --trainer-cmd 'python3 /path/to/hf_trainer.py' --curve-format hf
+    --trainer cmd --trainer-cmd 'python3 doc/recipes/hf_trainer.py' --curve-format hf
 
-NOT RUN HERE: written against the transformers documentation on a machine without
-transformers or a GPU. Reads the run from the PREFLIGHT_* environment (doc/trainers.md).
+Written against the transformers documentation and source (trainer.py, trainer_callback.py);
+tested in CI against a stand-in (tests/recipes/); not run with transformers itself. Reads the
+run from the PREFLIGHT_* environment (doc/trainers.md).
 
 A GPT-2 of the trial's shape over the byte vocabulary (257 tokens, no dropout), trained on
 random windows of the arm's tokens.bin and evaluated on T_eval's windows at step 0 (transformers

@@ -6,6 +6,7 @@
 
 #include "app/forecast_job.h"
 #include "base/file.h"
+#include "forecast/example_set.h"
 #include "forecast/held_out.h"
 #include "ledger/ledger.h"
 #include "ledger/writable.h"
@@ -26,7 +27,10 @@ Result<CalibrateJob> RunCalibrateJob(const std::string& ledger_path, bool save) 
   std::vector<forecast::Example> examples;
   if (PathExists(ledger_path)) {
     PF_ASSIGN_OR_RETURN(std::vector<nlohmann::json> receipts, ledger::ReadAll(ledger_path));
-    examples = forecast::ExamplesFromReceipts(receipts);
+    forecast::ExampleSet set = forecast::SelectExamples(forecast::ExamplesFromReceipts(receipts));
+    examples = std::move(set.kept);
+    job.set_aside = std::move(set.set_aside);
+    job.lacking = std::move(set.missing);
   }
   job.examples = examples.size();
   if (examples.size() < kMinExamples) {
@@ -64,6 +68,9 @@ nlohmann::json CalibrateJson(const CalibrateJob& job) {
         "calibration, fitted on the calibration battery";
   }
   if (!job.held_out_error.empty()) doc["held_out_error"] = job.held_out_error;
+  if (!job.set_aside.empty()) {
+    doc["set_aside"] = {{"trials", job.set_aside}, {"lacking", job.lacking}};
+  }
   return doc;
 }
 
@@ -77,6 +84,14 @@ std::string CalibrateText(const CalibrateJob& job) {
   }
   std::string out = fmt::format("calibrate: learned from {} trials ({} corpus groups) in {}\n",
                                 job.examples, c.groups, job.ledger_path);
+  if (!job.set_aside.empty()) {
+    std::string lacking;
+    for (const std::string& s : job.lacking) lacking += (lacking.empty() ? "" : ", ") + s;
+    out += fmt::format(
+        "  set aside: {} trials whose forecasts lack {} (measured on most trials): re-measure "
+        "them (`forecast --remeasures HASH`) or run them again\n",
+        job.set_aside.size(), lacking);
+  }
   out += fmt::format(
       "  chosen signal {} (smallest out-of-corpus error); net saving as a non-decreasing curve "
       "of it, at most 0 where it is <= 0 (knots x: y):\n   ",

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "base/status.h"
 #include "forecast/calibration.h"
@@ -14,6 +15,9 @@ namespace preflight::app {
 struct CalibrateJob {
   std::string ledger_path;
   size_t examples = 0;
+  // Trials set aside because their forecasts lack signals most trials carry
+  // (forecast/example_set.h), and those signals.
+  std::vector<std::string> set_aside, lacking;
   forecast::Calibration calibration;  // the fit, or the default when too few trials
   std::string saved;                  // where the fit was saved; "" when none was
   // forecast::EvaluateHeldOut's summary; null when the trials are too few or from one corpus.

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "app/remeasure.h"
 #include "base/file.h"
 #include "base/json.h"
 #include "ledger/ledger.h"
@@ -36,6 +37,10 @@ Result<ForecastJob> RunForecastJob(const forecast::ForecastConfig& config,
   PF_RETURN_IF_ERROR(ledger::CheckAppendable(ledger_path));
   if (!config.work_dir.empty()) {
     PF_RETURN_IF_ERROR(ledger::CheckWritableFolder(config.work_dir, "--work"));
+  }
+  if (!config.remeasures.empty()) {
+    PF_ASSIGN_OR_RETURN(nlohmann::json trial, RemeasuredTrial(ledger_path, config));
+    PF_RETURN_IF_ERROR(CheckSameInputs(trial, config));
   }
   ForecastJob job;
   job.config = config;

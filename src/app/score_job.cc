@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
 #include <map>
 
 #include "base/clock.h"
@@ -240,10 +239,7 @@ nlohmann::json ScoreResultJson(const ScoreJob& job) {
   res["net_stated"] = job.net_stated;
   res["unit"] = job.unit;
   res["tokens_per_step"] = job.tokens_per_step;
-  res["regime"] = job.regime ? trial::RegimeToJson(*job.regime) : nlohmann::json(nullptr);
-  std::error_code ec;
-  const std::filesystem::path out = std::filesystem::absolute(job.request.out_dir, ec);
-  res["out_dir"] = ec ? job.request.out_dir : out.lexically_normal().string();
+  trial::AddRegimeAndFolder(job.regime, job.request.out_dir, res);
   return res;
 }
 

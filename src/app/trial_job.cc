@@ -3,32 +3,21 @@
 #include <fmt/format.h>
 
 #include "app/trial_parts.h"
+#include "app/trial_prices.h"
 #include "base/file.h"
 #include "base/json.h"
-#include "mpi/ranks.h"
 #include "ledger/ledger.h"
 #include "ledger/receipt.h"
+#include "mpi/ranks.h"
 
 namespace preflight::app {
 namespace {
 
-forecast::ForecastConfig ForecastConfigFor(const trial::TrialConfig& t) {
+// The forecast of the trial `config` plans: its plan as one value, the forecast's own settings
+// at their defaults.
+forecast::ForecastConfig ForecastConfigFor(const trial::TrialConfig& config) {
   forecast::ForecastConfig f;
-  f.pool = t.pool;
-  f.target_select = t.target_select;
-  f.text_field = t.text_field;
-  f.id_field = t.id_field;
-  f.target_text_field = t.TargetTextField();
-  f.target_id_field = t.TargetIdField();
-  f.selector = t.selector;
-  f.keep = t.keep;
-  f.selection_seed = t.selection_seed;
-  f.model_name = t.model_name;
-  f.model = t.model;
-  f.steps = t.steps;
-  f.seeds = t.seeds;
-  f.lr = t.lr;
-  f.threads = t.threads;
+  static_cast<trial::TrialPlan&>(f) = config;
   return f;
 }
 
@@ -108,7 +97,6 @@ Status AppendReceiptAndResult(TrialJob& job, const std::string& ledger_path,
   receipt.config = job.outcome.config.ToJson();
   if (!plan.is_null()) receipt.config["plan"] = plan;
   receipt.result = TrialResultJson(job);
-  receipt.result["warnings"] = job.warnings;
   receipt.core_seconds = job.outcome.core_seconds;
   receipt.flops = job.outcome.flops;
   PF_ASSIGN_OR_RETURN(job.receipt_hash, ledger::AppendReceipt(ledger_path, receipt));
@@ -123,7 +111,10 @@ Status AppendReceiptAndResult(TrialJob& job, const std::string& ledger_path,
 bool IsLeaderProcess() { return mpi::Rank() == 0; }
 
 Result<TrialJob> RunTrialJob(const TrialRequest& request, const TrialObserver& observer) {
-  const trial::TrialConfig& config = request.config;
+  trial::TrialConfig config = request.config;
+  if (!config.trainer.IsBuiltin() && !config.prices.Resolved()) {  // no price flags: defaults
+    PF_ASSIGN_OR_RETURN(config.prices, ResolvePrices({}, config.trainer, config.threads));
+  }
   const bool leader = IsLeaderProcess();
   auto note = [&](const std::string& line) {
     if (observer.note && leader) observer.note(line);
@@ -179,8 +170,7 @@ Result<TrialJob> RunTrialJob(const TrialRequest& request, const TrialObserver& o
   job.outcome = std::move(outcome);
   if (!job.outcome.leader) return job;
   job.forecast = std::move(forecast);
-  job.warnings = job.outcome.warnings;
-  for (const std::string& w : job.warnings) note("warning: " + w);
+  for (const std::string& w : job.outcome.warnings) note("warning: " + w);
   PF_RETURN_IF_ERROR(Narrate(job));
   job.report_path = trial::RunFolder(job.outcome.out_dir).ReportPath();
   PF_RETURN_IF_ERROR(AppendReceiptAndResult(job, request.ledger_path, request.plan));

@@ -47,9 +47,6 @@ struct TrialJob {
   nlohmann::json lab_record;            // {summary, question, falsifier, finding, ...}
   std::string report_path;
   std::string receipt_hash;
-  // What the arms share with the targets (trial/arm_overlap.h); the receipt's and result.json's
-  // "warnings".
-  std::vector<std::string> warnings;
 };
 
 // False in an MPI rank other than 0 (which must neither print nor write receipts).

@@ -1,5 +1,6 @@
-// What a trial's report shows beyond its numbers: the target's name, the forecast it tested,
-// its provenance (receipt and input hashes) and what the selection kept (trial_parts.h).
+// What a trial's report shows beyond its numbers: the target's name, the forecast it tested
+// (also its result's "forecast"), its provenance (receipt and input hashes) and what the selection
+// kept (trial_parts.h).
 
 #include <fmt/format.h>
 
@@ -171,6 +172,29 @@ std::string TargetStem(const std::string& path) {
     }
   }
   return name.empty() ? path : name;
+}
+
+nlohmann::json ForecastUnderTestJson(const TrialJob& job) {
+  if (job.forecast) {
+    const forecast::Prediction& p = job.forecast->outcome.prediction;
+    const trial::Saving& s = job.outcome.trial.comparisons.front().saving;
+    return {{"receipt", job.forecast->receipt_hash},
+            {"verdict", p.verdict},
+            {"predicted_saving", p.saving},
+            {"interval", {p.lo, p.hi}},
+            {"strength", p.strength},
+            {"signals", job.forecast->outcome.signals},
+            {"core_seconds", job.forecast->outcome.core_seconds},
+            {"fraction_of_trial", job.forecast->outcome.fraction_of_trial},
+            {"correct", ForecastCorrect(p.verdict, s.net, s.caught_up)}};
+  }
+  if (job.recorded_forecast.is_object() && job.recorded_forecast.contains("verdict")) {
+    return job.recorded_forecast;  // a loaded trial: as result.json recorded it
+  }
+  if (!job.outcome.config.forecast_hash.empty()) {
+    return {{"receipt", job.outcome.config.forecast_hash}};  // made by the caller, who marks it
+  }
+  return nullptr;
 }
 
 std::optional<report::ForecastTested> ForecastTestedOf(const TrialJob& job) {

@@ -1,4 +1,5 @@
-// A trial job's words: the lab record, the one-screen summary and the report page.
+// A trial job's words: the lab record, the one-screen summary and the report page; its JSON
+// (trial/result_json.h writes it) with the words and the forecast under test.
 
 #include <fmt/format.h>
 
@@ -6,12 +7,13 @@
 #include "app/trial_parts.h"
 #include "base/file.h"
 #include "base/number_format.h"
+#include "engine/config.h"
 #include "narrate/lab_record.h"
 #include "narrate/regime_text.h"
 #include "narrate/schedule_record.h"
 #include "narrate/summary.h"
 #include "report/trial_report.h"
-#include "engine/config.h"
+#include "trial/result_json.h"
 
 namespace preflight::app {
 namespace {
@@ -50,6 +52,21 @@ std::string ModelFact(const trial::TrialConfig& c, int64_t params) {
   return fmt::format("{} ({} parameters, {} layers, d_model {}, context {}, batch {})",
                      c.model_name, params, c.model.layers, c.model.d_model, c.model.context,
                      c.model.batch);
+}
+
+// How a launched trainer's net was charged (doc/trainers.md, "What a launched run costs").
+std::string TrainerFact(const trial::TrialConfig& c) {
+  const trial::LaunchPrices& p = c.prices;
+  if (!p.Resolved()) {  // a folder written before prices existed
+    return c.trainer.kind +
+           " (launched per run; the net charges selection core-seconds 1:1 against each run's "
+           "charged seconds per step: doc/trainers.md)";
+  }
+  return fmt::format(
+      "{} (launched per run; the net is in dollars: each run's charged seconds at ${:.2f} per "
+      "device-hour ({}), selection and forecast core-seconds at ${:.4g} per core-hour ({}): "
+      "doc/trainers.md)",
+      c.trainer.kind, p.device_hour.usd, p.device_hour.source, p.core_hour.usd, p.core_hour.source);
 }
 
 std::string DataTrialText(const TrialJob& job) {
@@ -127,6 +144,15 @@ Status Narrate(TrialJob& job) {
   return Status::Ok();
 }
 
+nlohmann::json TrialResultJson(const TrialJob& job) {
+  return trial::OutcomeResultJson(job.outcome, {job.lab_record, ForecastUnderTestJson(job)});
+}
+
+nlohmann::json TrialJson(const TrialJob& job) {
+  return trial::OutcomeSummaryJson(job.outcome, TrialResultJson(job), job.report_path,
+                                   job.receipt_hash);
+}
+
 std::string TrialText(const TrialJob& job) {
   if (!job.outcome.leader) return "";  // an MPI rank other than 0: rank 0 prints the summary
   std::string out = job.outcome.schedule ? ScheduleTrialText(job) : DataTrialText(job);
@@ -159,12 +185,7 @@ Status WriteTrialReport(const TrialJob& job) {
                   {"pool", PoolName(c)},
                   {"target (select)", c.target_select},
                   {"target (eval, held out)", c.target_eval}};
-    if (!c.trainer.IsBuiltin()) {
-      data.facts.push_back(
-          {"trainer", c.trainer.kind + " (launched per run; the net charges selection "
-                                       "core-seconds 1:1 against each run's charged seconds per "
-                                       "step: doc/trainers.md)"});
-    }
+    if (!c.trainer.IsBuiltin()) data.facts.push_back({"trainer", TrainerFact(c)});
     data.forecast = ForecastTestedOf(job);
     PF_ASSIGN_OR_RETURN(data.selection, SelectionOf(job));
   }

@@ -31,23 +31,18 @@ int RunBattery(int argc, char** argv) {
   r.ledger_path = ledger::DefaultLedgerPath();
   trial::TrialConfig& base = r.base;
   ModelFlags model;
+  app::PriceFlags prices;
   bool json = false, quiet = false;
   app.add_option("--spec", r.spec_path, "battery spec (JSON)")->required();
   app.add_option("--out", r.out_dir, "output folder (one trial folder per target)")->required();
   app.add_option("--targets", r.only, "run only these targets (names in the spec)");
-  app.add_option("--selector", base.selector, "dsir | classifier | first")->capture_default_str();
   // A target's "text_field", "id_field", "target_text_field", "target_id_field" in the spec win.
-  AddFieldFlags(app, base);
-  app.add_option("--keep", base.keep, "fraction of each pool's bytes per arm")
-      ->capture_default_str();
-  app.add_option("--seeds", base.seeds, "runs per arm")->capture_default_str();
+  AddPlanFlags(app, base);
   model.Add(app);
   app.add_option("--steps", base.steps, "training steps per run")->capture_default_str();
-  app.add_option("--eval-every", base.eval_every, "steps between evals (0 = steps/20)");
-  app.add_option("--eval-windows", base.eval_max_windows, "eval windows")->capture_default_str();
-  app.add_option("--lr", base.lr, "peak learning rate")->capture_default_str();
+  AddEvalFlags(app, base);
   AddThreadFlags(app, base);
-  AddTrainerFlags(app, base.trainer);
+  AddTrainerFlags(app, base.trainer, prices);
   app.add_option("--ledger", r.ledger_path, "receipt ledger")->capture_default_str();
   app.add_flag("--json", json, "print one JSON document on stdout");
   app.add_flag("--quiet", quiet, "no progress on stderr");
@@ -57,6 +52,7 @@ int RunBattery(int argc, char** argv) {
   if (!resolved.ok()) return Fail("battery", resolved.status());
   base.model = *resolved;
   base.model_name = model.name;
+  if (Status st = ApplyPriceFlags(prices, base); !st.ok()) return Fail("battery", st);
   TrialProgressBar bar(quiet);
   auto job = app::RunBatteryJob(r, bar.Observer());
   if (!job.ok()) {

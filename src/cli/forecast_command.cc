@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "cli/model_flags.h"
+#include "cli/trial_flags.h"
 #include "ledger/ledger.h"
 
 namespace preflight::cli {
@@ -46,23 +47,10 @@ int RunForecast(int argc, char** argv) {
   std::string ledger_path = ledger::DefaultLedgerPath();
   app.add_option("--pool", c.pool, "pool files (JSONL)");
   app.add_option("--target-select", c.target_select, "target documents the selector may read");
-  app.add_option("--selector", c.selector, "dsir | classifier | first")->capture_default_str();
-  app.add_option("--text-field", c.text_field,
-                 "the pool's text field (and --target-select's, unless --target-text-field)")
-      ->capture_default_str();
-  app.add_option("--id-field", c.id_field, "the pool's id field")->capture_default_str();
-  app.add_option("--target-text-field", c.target_text_field,
-                 "--target-select's text field (default: --text-field)");
-  app.add_option("--target-id-field", c.target_id_field,
-                 "--target-select's id field (default: --id-field)");
-  app.add_option("--keep", c.keep, "fraction of the pool's bytes per arm")->capture_default_str();
-  app.add_option("--selection-seed", c.selection_seed, "seed of the selections")
-      ->capture_default_str();
+  AddPlanFlags(app, c);  // the trial's selection, seeds and learning rate, as `trial` takes them
   model.Add(app);
   app.add_option("--steps", c.steps, "the trial's training steps per run (S)")
       ->capture_default_str();
-  app.add_option("--seeds", c.seeds, "the trial's runs per arm")->capture_default_str();
-  app.add_option("--lr", c.lr, "the trial's peak learning rate")->capture_default_str();
   app.add_flag("--proxy", c.proxy,
                "also train the proxy runs (costs ~4% of the trial; lost on the built-in battery)");
   app.add_option("--proxy-fraction", c.proxy_fraction,
@@ -80,6 +68,12 @@ int RunForecast(int argc, char** argv) {
   app.add_flag("--calibrate", calibrate,
                "refit the calibration on the ledger's trials (then forecast, if --pool is given)");
   app.add_flag("--no-save", no_save, "with --calibrate: report only, save no calibration");
+  app.add_flag("--curve-signals", c.curve_signals,
+               "also measure the cross-fitted n-gram learning curves and document-level "
+               "target-like share (research; ~2% of a trial more)");
+  app.add_option("--remeasures", c.remeasures,
+                 "the hash of a finished trial in the ledger: measure its signals again (same "
+                 "inputs and settings, checked) so that --calibrate can use signals added since");
   app.add_option("--group", c.group,
                  "the target's group (its corpus), recorded so --calibrate can leave it out");
   app.add_flag("--json", json, "print one JSON document on stdout");

@@ -18,6 +18,7 @@ namespace {
 struct LadderFlags {
   app::LadderRequest request;
   ModelFlags shape;  // the overrides, applied to every rung's model
+  app::PriceFlags prices;
   std::string rungs;
   std::string budget;
   double project_to = 0;
@@ -27,7 +28,7 @@ struct LadderFlags {
 void AddFlags(CLI::App& app, LadderFlags& f) {
   f.request.ledger_path = ledger::DefaultLedgerPath();
   AddTrialDataFlags(app, f.request.base);
-  AddTrainerFlags(app, f.request.base.trainer);
+  AddTrainerFlags(app, f.request.base.trainer, f.prices);
   app.add_option("--rungs", f.rungs,
                  "MODEL:STEPS per rung, at least 3, in increasing compute, e.g. "
                  "tiny:150,tiny:300,tiny:600");
@@ -72,6 +73,7 @@ Status Resolve(LadderFlags& f) {
     return Status::InvalidArgument("give --rungs MODEL:STEPS,... or --budget DURATION (one)");
   }
   if (f.project_to != 0) f.request.project_to = f.project_to;
+  PF_RETURN_IF_ERROR(ApplyPriceFlags(f.prices, f.request.base));
   if (!f.budget.empty() && !f.request.base.trainer.IsBuiltin()) {
     return Status::InvalidArgument(
         "--budget times the builtin engine on this machine; with "

@@ -25,6 +25,7 @@ struct TrialFlags {
   std::string sweep;
   std::string budget;
   nlohmann::json plan = nullptr;
+  app::PriceFlags prices;
   std::string ledger_path = ledger::DefaultLedgerPath();
   bool json = false, quiet = false;
 };
@@ -32,7 +33,7 @@ struct TrialFlags {
 void AddFlags(CLI::App& app, TrialFlags& f) {
   trial::TrialConfig& c = f.config;
   AddTrialDataFlags(app, c);
-  AddTrainerFlags(app, c.trainer);
+  AddTrainerFlags(app, c.trainer, f.prices);
   app.add_option("--baseline", c.baseline, "'first': add the first quarter as a third arm");
   f.model.Add(app);
   app.add_option("--steps", c.steps, "training steps per run (S)")->capture_default_str();
@@ -82,7 +83,7 @@ Status ApplyBudget(const CLI::App& app, TrialFlags& f) {
   return Status::Ok();
 }
 
-// The model and the schedule arms from their flags.
+// The model, the schedule arms and a launched trainer's prices from their flags.
 Status Resolve(const CLI::App& app, TrialFlags& f) {
   trial::TrialConfig& c = f.config;
   PF_ASSIGN_OR_RETURN(c.model, f.model.Resolve());
@@ -98,7 +99,7 @@ Status Resolve(const CLI::App& app, TrialFlags& f) {
                         engine::ExpandSweep(f.sweep, c.model.layers));
     c.schedules.insert(c.schedules.end(), specs.begin(), specs.end());
   }
-  return Status::Ok();
+  return ApplyPriceFlags(f.prices, c);
 }
 
 }  // namespace
@@ -153,9 +154,7 @@ int RunTrial(int argc, char** argv) {
   }
   if (!job->outcome.leader) return 0;  // an MPI rank other than 0: rank 0 prints
   if (f.json) {
-    nlohmann::json doc = app::TrialJson(*job);
-    doc["warnings"] = job->warnings;  // as the receipt records them
-    EmitJson(doc);
+    EmitJson(app::TrialJson(*job));
   } else {
     std::printf("%s", app::TrialText(*job).c_str());
   }

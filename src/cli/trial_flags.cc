@@ -1,8 +1,12 @@
 #include "cli/trial_flags.h"
 
+#include <fmt/format.h>
+
+#include "cost/hardware_catalog.h"
+
 namespace preflight::cli {
 
-void AddFieldFlags(CLI::App& app, trial::TrialConfig& c) {
+void AddFieldFlags(CLI::App& app, trial::TrialPlan& c) {
   app.add_option("--text-field", c.text_field,
                  "the pool's text field (and the target's, unless --target-text-field)")
       ->capture_default_str();
@@ -11,9 +15,28 @@ void AddFieldFlags(CLI::App& app, trial::TrialConfig& c) {
                  "--target-id-field)")
       ->capture_default_str();
   app.add_option("--target-text-field", c.target_text_field,
-                 "the text field of --target-select and --target-eval (default: --text-field)");
+                 "the text field of the target files (default: --text-field)");
   app.add_option("--target-id-field", c.target_id_field,
-                 "the id field of --target-select and --target-eval (default: --id-field)");
+                 "the id field of the target files (default: --id-field)");
+}
+
+void AddPlanFlags(CLI::App& app, trial::TrialPlan& plan) {
+  AddFieldFlags(app, plan);
+  app.add_option("--selector", plan.selector, "dsir | classifier | first")->capture_default_str();
+  app.add_option("--keep", plan.keep, "fraction of the pool's bytes per arm")
+      ->capture_default_str();
+  app.add_option("--selection-seed", plan.selection_seed, "seed of the selections")
+      ->capture_default_str();
+  app.add_option("--seeds", plan.seeds, "runs per arm (seeds 1..N, paired across arms)")
+      ->capture_default_str();
+  app.add_option("--lr", plan.lr, "peak learning rate")->capture_default_str();
+}
+
+void AddEvalFlags(CLI::App& app, trial::TrialConfig& c) {
+  app.add_option("--eval-every", c.eval_every, "steps between evals (0 = steps/20)")
+      ->capture_default_str();
+  app.add_option("--eval-windows", c.eval_max_windows, "eval windows (0 = all of the eval file)")
+      ->capture_default_str();
 }
 
 void AddTrialDataFlags(CLI::App& app, trial::TrialConfig& c) {
@@ -23,18 +46,8 @@ void AddTrialDataFlags(CLI::App& app, trial::TrialConfig& c) {
   app.add_option("--target-eval", c.target_eval, "held-out target documents (evaluation only)")
       ->required();
   app.add_option("--target-name", c.target_name, "a name for the target in the lab record");
-  AddFieldFlags(app, c);
-  app.add_option("--selector", c.selector, "dsir | classifier | first")->capture_default_str();
-  app.add_option("--keep", c.keep, "fraction of the pool's bytes per arm")->capture_default_str();
-  app.add_option("--selection-seed", c.selection_seed, "seed of the selections")
-      ->capture_default_str();
-  app.add_option("--seeds", c.seeds, "runs per arm (seeds 1..N, paired across arms)")
-      ->capture_default_str();
-  app.add_option("--eval-every", c.eval_every, "steps between evals (0 = steps/20)")
-      ->capture_default_str();
-  app.add_option("--eval-windows", c.eval_max_windows, "eval windows (0 = all of the eval file)")
-      ->capture_default_str();
-  app.add_option("--lr", c.lr, "peak learning rate")->capture_default_str();
+  AddPlanFlags(app, c);
+  AddEvalFlags(app, c);
   AddThreadFlags(app, c);
 }
 
@@ -62,7 +75,7 @@ const char kTrainerHelp[] =
     "      --eval {eval_bin} --steps {steps} --eval-every {eval_every} --seed {seed} \\\n"
     "      --curve {curve}'\n";
 
-void AddTrainerFlags(CLI::App& app, trainer::TrainerSpec& t) {
+void AddTrainerFlags(CLI::App& app, trainer::TrainerSpec& t, app::PriceFlags& prices) {
   app.add_option("--trainer", t.kind, "builtin | torch | cmd (doc/trainers.md)")
       ->capture_default_str();
   app.add_option("--trainer-cmd", t.command,
@@ -98,6 +111,22 @@ void AddTrainerFlags(CLI::App& app, trainer::TrainerSpec& t) {
                  "torch, cmd: seconds a launched run may go without its curve or its logs "
                  "changing; then it is stopped likewise (0 = no limit)")
       ->capture_default_str();
+  app.add_option("--gpu", prices.gpu,
+                 "torch, cmd: the net in dollars prices training at this GPU's catalogue price: " +
+                     cost::KnownGpuNames());
+  app.add_option("--price", prices.price,
+                 "torch, cmd: dollars per device-hour of a run (default: --gpu's; --device cuda: "
+                 "the catalogue's " +
+                     std::string(cost::kDefaultGpu) + "; --device cpu: --threads x --cpu-price)");
+  app.add_option("--cpu-price", prices.cpu_price,
+                 fmt::format("torch, cmd: dollars per CPU core-hour of selection and forecast "
+                             "(default {}: AWS c5 on-demand per vCPU-hour)",
+                             cost::kCpuUsdPerCoreHour));
+}
+
+Status ApplyPriceFlags(const app::PriceFlags& prices, trial::TrialConfig& config) {
+  PF_ASSIGN_OR_RETURN(config.prices, app::ResolvePrices(prices, config.trainer, config.threads));
+  return Status::Ok();
 }
 
 Result<std::vector<app::PlanCandidate>> MeasureBudgetCandidates(const ModelFlags& shape,

@@ -28,6 +28,17 @@ struct GpuSpec {
   std::string price_source;           // where the price comes from
 };
 
+// A CPU core-hour's default price: what a launched trial charges for its selection and forecast
+// core-seconds (doc/trainers.md, "What a launched run costs"; --cpu-price overrides it). A
+// preflight core-second is one hardware thread's CPU second, as a cloud vCPU is one thread.
+inline constexpr double kCpuUsdPerCoreHour = 0.0425;
+inline constexpr char kCpuPriceSource[] =
+    "AWS EC2 on-demand c5 (compute-optimised, Linux, us-east-1): c5.2xlarge $0.34 per hour for "
+    "8 vCPUs = $0.0425 per vCPU-hour (the EC2 Auto Scaling user guide's pricing example)";
+// The GPU a launched trial on --device cuda is priced at when no --gpu or --price is given (as
+// `cost` and `plan` default to it).
+inline constexpr char kDefaultGpu[] = "H100-SXM";
+
 // The number format a peak is quoted for. Training runs at BF16; inference may run at FP8 or
 // INT8 where the chip has tensor cores for it.
 enum class PeakDtype { kBf16, kFp8, kInt8 };

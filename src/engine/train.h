@@ -85,7 +85,26 @@ struct StepInfo {
   double eval_bpb = 0;           // NaN unless this call reports an eval
 };
 
-struct TrainResult {
+// What a run's schedule did (schedule.h), in the units the trial compares schedules on. For a
+// plain run: flops = flops_per_step x steps, frozen_flops_per_step = flops_per_step, frozen_at =
+// -1 and the trigger's numbers 0. One struct from the engine to the trial's run folder: the
+// engine's result is one, a trainer's result holds one (trainer/trainer.h) and the trial's run
+// record is one (trial/run_folder.h), so each passes it on as one value.
+struct ScheduleFacts {
+  std::string schedule;              // canonical ("" = plain)
+  double flops = 0;                  // training FLOPs of the run: the sum of every step's FLOPs
+  double frozen_flops_per_step = 0;  // one step's FLOPs with the schedule's parts frozen
+  int64_t frozen_at = -1;            // the parts are frozen for steps >= this; -1 = never
+  bool stopped_early = false;        // early stopping ended the run before options.steps
+  double train_core_seconds = 0;     // CPU seconds of the training steps, all calls
+  // The adaptive trigger's own cost (0 for other schedules): FLOPs (5 per watched parameter per
+  // check: difference, squares, sums), measured CPU and wall seconds, and its checks.
+  double trigger_flops = 0, trigger_core_seconds = 0, trigger_seconds = 0;
+  int64_t trigger_checks = 0;
+};
+
+// A run's result; flops_per_step is a full step's, the ScheduleFacts say what was spent.
+struct TrainResult : ScheduleFacts {
   std::vector<EvalPoint> curve;
   double flops_per_step = 0;     // FlopsPerToken * tokens_per_step (convention: config.h)
   int64_t tokens_per_step = 0;   // batch * context
@@ -98,17 +117,6 @@ struct TrainResult {
   float final_train_loss = 0;    // NaN when no step ran in this call
   bool resumed = false;          // started from a checkpoint
   bool completed = false;        // false only after stop_after_step
-  // Schedules. flops_per_step above is a full step's; these say what was actually spent.
-  std::string schedule;              // canonical ("" = plain)
-  double flops = 0;                  // training FLOPs of the run: the sum of every step's FLOPs
-  double frozen_flops_per_step = 0;  // one step's FLOPs with the schedule's parts frozen
-  int64_t frozen_at = -1;            // the parts are frozen for steps >= this; -1 = never
-  bool stopped_early = false;        // early stopping ended the run before options.steps
-  double train_core_seconds = 0;     // CPU seconds of the training steps, all calls
-  // The adaptive trigger's own cost (0 for other schedules): measured wall and CPU seconds,
-  // and FLOPs (5 per watched parameter per check: difference, squares, sums).
-  double trigger_seconds = 0, trigger_core_seconds = 0, trigger_flops = 0;
-  int64_t trigger_checks = 0;
   // The trigger's measurements in this invocation (not kept across a resume): at each check
   // after the first, the step and the watched parts' relative weight change over the window.
   std::vector<std::pair<int64_t, double>> trigger_trace;

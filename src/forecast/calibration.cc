@@ -109,6 +109,27 @@ PilotScale ScaleOf(const std::vector<Example>& examples) {
   return s;
 }
 
+// The range of each of CoverageSignals() that every example measured.
+std::map<std::string, Covered> CoveredRanges(const std::vector<Example>& examples) {
+  std::map<std::string, Covered> out;
+  for (const std::string& name : CoverageSignals()) {
+    Covered range;
+    bool first = true, everywhere = !examples.empty();
+    for (const Example& e : examples) {
+      auto it = e.signals.find(name);
+      if (it == e.signals.end()) {
+        everywhere = false;
+        break;
+      }
+      const double v = it->second.value;
+      range = first ? Covered{v, v} : Covered{std::min(range.lo, v), std::max(range.hi, v)};
+      first = false;
+    }
+    if (everywhere) out[name] = range;
+  }
+  return out;
+}
+
 }  // namespace
 
 int Calibration::Neighbours() const {
@@ -161,6 +182,32 @@ Prediction Calibration::Predict(const SignalValue& x, double decision_cost,
   return p;
 }
 
+Result<Prediction> Calibration::PredictFrom(const std::map<std::string, SignalValue>& signals,
+                                            double decision_cost, bool scale_matches) const {
+  auto chosen = signals.find(signal);
+  if (chosen == signals.end()) {
+    return Status::InvalidArgument("the calibration uses signal '" + signal +
+                                   "', which this forecast did not measure" +
+                                   (signal == "proxy_gain" ? " (add --proxy)" : ""));
+  }
+  Prediction p = Predict(chosen->second, decision_cost, scale_matches);
+  p.outside = Outside(signals);
+  if (!p.outside.empty()) p.strength = "weak";
+  return p;
+}
+
+std::vector<OutsideSignal> Calibration::Outside(
+    const std::map<std::string, SignalValue>& signals) const {
+  std::vector<OutsideSignal> out;
+  for (const auto& [name, range] : covered) {
+    auto it = signals.find(name);
+    if (it == signals.end()) continue;
+    const double v = it->second.value;
+    if (v < range.lo || v > range.hi) out.push_back({name, v, range});
+  }
+  return out;
+}
+
 nlohmann::json ScaleToJson(const PilotScale& s) {
   return {{"model", s.model},
           {"steps", s.steps},
@@ -173,9 +220,15 @@ nlohmann::json Calibration::ToJson() const {
   nlohmann::json knots = nlohmann::json::array(), misses = nlohmann::json::array();
   for (const Knot& k : curve) knots.push_back({k.x, k.y});
   for (const Residual& r : residuals) misses.push_back({r.x, r.r});
-  return {{"signal", signal},    {"form", "anchored_monotone"}, {"curve", knots},
-          {"residuals", misses}, {"neighbours", Neighbours()},  {"examples", examples},
-          {"groups", groups},    {"scale", ScaleToJson(scale)}, {"source", source}};
+  nlohmann::json j = {{"signal", signal},    {"form", "anchored_monotone"}, {"curve", knots},
+                      {"residuals", misses}, {"neighbours", Neighbours()},  {"examples", examples},
+                      {"groups", groups},    {"scale", ScaleToJson(scale)}, {"source", source}};
+  if (!covered.empty()) {
+    nlohmann::json ranges = nlohmann::json::object();
+    for (const auto& [name, range] : covered) ranges[name] = {range.lo, range.hi};
+    j["covered"] = ranges;
+  }
+  return j;
 }
 
 Result<Calibration> Calibration::FromJson(const nlohmann::json& j) {
@@ -204,6 +257,11 @@ Result<Calibration> Calibration::FromJson(const nlohmann::json& j) {
                s.at("tokens").get<double>(), s.at("trials").get<int>(),
                s.at("informative").get<int>()};
     c.source = j.at("source").get<std::string>();
+    if (j.contains("covered")) {
+      for (const auto& [name, range] : j.at("covered").items()) {
+        c.covered[name] = {range.at(0).get<double>(), range.at(1).get<double>()};
+      }
+    }
   } catch (const nlohmann::json::exception& e) {
     return Status::Corruption(std::string("not a calibration (made by an older preflight? rerun "
                                           "`preflight forecast --calibrate`): ") +
@@ -237,6 +295,7 @@ Result<Calibration> Fit(const std::vector<Example>& examples, const std::string&
   c.groups = static_cast<int>(groups.size());
   c.scale = ScaleOf(examples);
   c.source = source;
+  c.covered = CoveredRanges(examples);
   return c;
 }
 
@@ -271,15 +330,33 @@ std::optional<bool> Correct(const std::string& verdict, std::optional<double> ne
 }
 
 const std::vector<std::string>& CandidateSignals() {
-  static const std::vector<std::string> kCandidates = {"byte_bigram_gain", "target_like_gain",
-                                                       "byte_unigram_gain"};
+  // The cross-fitted four (cross_fit.h) after the in-sample three, so that a tie keeps the
+  // older choice; a candidate not measured on every example is passed over (Calibrate).
+  static const std::vector<std::string> kCandidates = {
+      "byte_bigram_gain", "target_like_gain",   "byte_unigram_gain",    "xfit_bigram_gain",
+      "ngram_curve_gain", "ngram_curve_saving", "xfit_target_like_gain"};
   return kCandidates;
 }
 
+const std::vector<std::string>& CoverageSignals() {
+  static const std::vector<std::string> kCoverage = [] {
+    std::vector<std::string> v = CandidateSignals();
+    for (const char* more : {"byte_pair_coverage", "classifier_auc", "largest_source_kept",
+                             "top_cluster_gain"}) {
+      v.push_back(more);
+    }
+    return v;
+  }();
+  return kCoverage;
+}
+
 const std::vector<std::string>& GainSignals() {
-  static const std::vector<std::string> kGains = {"byte_bigram_gain", "target_like_gain",
-                                                  "byte_unigram_gain", "ngram4_coverage_gain",
-                                                  "classifier_gap"};
+  static const std::vector<std::string> kGains = [] {
+    std::vector<std::string> v = CandidateSignals();
+    v.push_back("ngram4_coverage_gain");
+    v.push_back("classifier_gap");
+    return v;
+  }();
   return kGains;
 }
 

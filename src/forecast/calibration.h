@@ -76,6 +76,18 @@ struct Example {
   double Label() const { return net ? *net : -1.0; }  // never caught up: see above
 };
 
+// What the calibration's examples covered: the range [lo, hi] of a signal over them.
+struct Covered {
+  double lo = 0, hi = 0;
+};
+
+// A signal of a forecast outside the range its calibration covered.
+struct OutsideSignal {
+  std::string signal;
+  double value = 0;
+  Covered covered;
+};
+
 struct Prediction {
   double saving = 0, lo = 0, hi = 0;  // bounded to [-1, 1]; lo/hi: the 80% interval
   double probability = 0.5;           // that curating pays (net > 0)
@@ -84,6 +96,8 @@ struct Prediction {
   bool scale_matches = true;
   std::string verdict;   // curate | random | uncertain
   std::string strength;  // clear: curate at p >= 0.9, random at p <= 0.1, uncertain at either | weak
+  // The signals outside what the calibration covered (Calibration::Outside); any makes it weak.
+  std::vector<OutsideSignal> outside;
 };
 
 // An example's miss by the curve fitted without its group, at its signal x.
@@ -99,11 +113,23 @@ struct Calibration {
   PilotScale scale;
   std::string source;         // where the fit came from, in words
   double held_out_error = 0;  // mean squared out-of-group miss (Fit's; not saved)
+  // Per signal of CoverageSignals() measured on every example: the range the examples covered.
+  // Empty for a calibration saved before 2026-12-05 (nothing can then be said to be outside).
+  std::map<std::string, Covered> covered;
+
+  // The forecast's signals that lie outside the covered ranges (a signal the calibration did not
+  // cover, or the forecast did not measure, is not judged): the calibration has not seen the
+  // like of this case, so its verdict is never clear (Predict's strength; forecast.cc).
+  std::vector<OutsideSignal> Outside(const std::map<std::string, SignalValue>& signals) const;
 
   // How many residuals, nearest in x, a prediction uses.
   int Neighbours() const;
   // `decision_cost`: the forecast's cost as a fraction of the trial's compute.
   Prediction Predict(const SignalValue& x, double decision_cost, bool scale_matches = true) const;
+  // Predict at this calibration's signal among `signals` (InvalidArgument naming it when they
+  // lack it), with `outside` filled and the verdict weak whenever it is not empty.
+  Result<Prediction> PredictFrom(const std::map<std::string, SignalValue>& signals,
+                                 double decision_cost, bool scale_matches = true) const;
   nlohmann::json ToJson() const;
   static Result<Calibration> FromJson(const nlohmann::json& j);
 };
@@ -125,6 +151,11 @@ std::optional<bool> Correct(const std::string& verdict, std::optional<double> ne
 // curated quarter is no closer than a random one", as the model form needs, and that carry their
 // own interval, as the verdict needs (it does not curate on a signal whose interval covers 0).
 const std::vector<std::string>& CandidateSignals();
+
+// The signals whose covered range a calibration records (Calibration::covered): the candidates
+// and the signals that say what kind of case a target is (how much of its byte pairs the pool
+// holds, how separable it is, how concentrated the curated quarter is).
+const std::vector<std::string>& CoverageSignals();
 
 // Every gain signal, the candidates first: what the held-out figures report alone ("the signals
 // that lost"), those without an interval included.

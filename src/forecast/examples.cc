@@ -1,7 +1,9 @@
 // Labelled examples from a ledger: trial receipts joined to the forecast receipts they tested.
 #include <map>
+#include <set>
 
 #include "forecast/calibration.h"
+#include "forecast/example_set.h"
 
 namespace preflight::forecast {
 namespace {
@@ -12,11 +14,18 @@ struct ForecastFacts {
   double cost = 0;
 };
 
-std::map<std::string, ForecastFacts> ForecastsByHash(const std::vector<nlohmann::json>& receipts) {
+// The forecast receipts by their hash, and (`remeasured`) by the hash of the trial they
+// re-measure (forecast.h `remeasures`; the latest such receipt of a trial).
+std::map<std::string, ForecastFacts> ForecastsByHash(
+    const std::vector<nlohmann::json>& receipts,
+    std::map<std::string, ForecastFacts>* remeasured) {
   std::map<std::string, ForecastFacts> forecasts;
   for (const auto& r : receipts) {
     if (r.value("kind", "") != "forecast" || !r.contains("result")) continue;
-    ForecastFacts& f = forecasts[r.value("hash", "")];
+    const std::string trial =
+        r.value("config", nlohmann::json::object()).value("remeasures", "");
+    ForecastFacts& f = trial.empty() ? forecasts[r.value("hash", "")] : (*remeasured)[trial];
+    f = ForecastFacts{};
     const auto& result = r["result"];
     const nlohmann::json signals = result.value("signals", nlohmann::json::object());
     for (auto& [name, value] : signals.items()) {
@@ -44,7 +53,8 @@ PilotScale TrialScale(const nlohmann::json& config, const nlohmann::json& result
 }  // namespace
 
 std::vector<Example> ExamplesFromReceipts(const std::vector<nlohmann::json>& receipts) {
-  const std::map<std::string, ForecastFacts> forecasts = ForecastsByHash(receipts);
+  std::map<std::string, ForecastFacts> remeasured;
+  const std::map<std::string, ForecastFacts> forecasts = ForecastsByHash(receipts, &remeasured);
   std::vector<Example> out;
   std::map<std::string, size_t> by_name;  // a target run again keeps its latest trial
   for (const auto& r : receipts) {
@@ -60,6 +70,12 @@ std::vector<Example> ExamplesFromReceipts(const std::vector<nlohmann::json>& rec
     e.group = it->second.group;
     e.signals = it->second.signals;
     e.forecast_cost = it->second.cost;
+    // Signals measured again later on the same inputs (forecast.h `remeasures`): they join the
+    // trial's own (the same signal: the later value), and the forecast's cost is the later one's.
+    if (auto again = remeasured.find(r.value("hash", "")); again != remeasured.end()) {
+      for (const auto& [name, x] : again->second.signals) e.signals[name] = x;
+      e.forecast_cost = again->second.cost;
+    }
     e.seeds = config.value("seeds", 4);
     e.scale = TrialScale(config, r["result"]);
     if (saved["net"].is_number() && r["result"].value("caught_up", true)) {
@@ -72,6 +88,38 @@ std::vector<Example> ExamplesFromReceipts(const std::vector<nlohmann::json>& rec
       out[at->second] = std::move(e);
     }
   }
+  return out;
+}
+
+}  // namespace preflight::forecast
+
+namespace preflight::forecast {
+
+ExampleSet SelectExamples(const std::vector<Example>& all) {
+  std::map<std::string, size_t> carried;  // signal -> how many examples carry it
+  for (const Example& e : all) {
+    for (const auto& [name, x] : e.signals) ++carried[name];
+  }
+  std::vector<std::string> wanted;  // carried by at least half of the examples
+  for (const auto& [name, n] : carried) {
+    if (2 * n >= all.size()) wanted.push_back(name);
+  }
+  ExampleSet out;
+  std::set<std::string> missing;
+  for (const Example& e : all) {
+    bool complete = true;
+    for (const std::string& name : wanted) {
+      if (e.signals.count(name)) continue;
+      complete = false;
+      missing.insert(name);
+    }
+    if (complete) {
+      out.kept.push_back(e);
+    } else {
+      out.set_aside.push_back(e.name);
+    }
+  }
+  out.missing.assign(missing.begin(), missing.end());
   return out;
 }
 

@@ -10,50 +10,15 @@
 #include "base/clock.h"
 #include "base/file.h"
 #include "corpus/scanner.h"
+#include "forecast/arm_reader.h"
+#include "forecast/concentration.h"
+#include "forecast/cross_fit.h"
 #include "forecast/pool_signals.h"
 #include "select/selector.h"
 #include "engine/train.h"
 
 namespace preflight::forecast {
 namespace {
-
-Result<std::vector<std::string>> ReadTexts(const std::string& path, const std::string& field) {
-  std::vector<std::string> texts;
-  corpus::ReadOptions read;
-  read.text_field = field;
-  read.threads = 1;
-  PF_RETURN_IF_ERROR(
-      corpus::ScanDocuments({path}, read, [&](int, const corpus::Record&, std::string_view text) {
-        texts.emplace_back(text);
-      }).status());
-  return texts;
-}
-
-// An arm's texts, or an evenly spread deterministic sample of them when its file holds more than
-// `budget` bytes (0: no bound): with r = budget / file bytes, record k is kept when
-// floor((k + 1) r) > floor(k r), so about a fraction r of the records, one in every 1 / r. Only
-// the kept lines are parsed.
-Result<std::vector<std::string>> ReadSample(const std::string& path, const std::string& field,
-                                            uint64_t budget) {
-  std::error_code ec;
-  const uintmax_t bytes = std::filesystem::file_size(path, ec);
-  if (ec || budget == 0 || bytes <= budget) return ReadTexts(path, field);
-  const double r = static_cast<double>(budget) / static_cast<double>(bytes);
-  std::vector<std::string> texts;
-  corpus::ReadOptions read;
-  read.text_field = field;
-  uint64_t k = 0;
-  PF_RETURN_IF_ERROR(corpus::ScanLines({path}, read, [&](const corpus::Record& rec) -> Status {
-    const double at = static_cast<double>(k++);
-    if (std::floor((at + 1) * r) <= std::floor(at * r)) return Status::Ok();
-    PF_ASSIGN_OR_RETURN(
-        std::string text,
-        corpus::ParseTextField(rec.line, read, fmt::format("{}:{}", path, rec.line_no)));
-    texts.push_back(std::move(text));
-    return Status::Ok();
-  }));
-  return texts;
-}
 
 // A folder removed when it goes out of scope (only when this object made it).
 class WorkDir {
@@ -133,6 +98,8 @@ nlohmann::json ForecastConfig::ToJson() const {
                       {"signal_bytes", signal_bytes},
                       {"calibration", calibration.ToJson()}};
   if (!group.empty()) j["group"] = group;
+  if (!remeasures.empty()) j["remeasures"] = remeasures;
+  if (curve_signals) j["curve_signals"] = true;
   if (text_field != "text") j["text_field"] = text_field;
   if (id_field != "id") j["id_field"] = id_field;
   if (TargetTextField() != text_field) j["target_text_field"] = TargetTextField();
@@ -197,7 +164,32 @@ struct Measured {
   std::map<std::string, SignalValue> signals;
   double train_core_seconds_per_step = 0;
   nlohmann::json proxy = nullptr;
+  nlohmann::json cross_fit = nullptr;
 };
+
+// The cross-fitted signals (cross_fit.h), their files in a temporary folder.
+Status MeasureCrossFit(const ForecastConfig& c, const std::vector<std::string>& target,
+                       const std::vector<std::string>& random, Measured& m) {
+  PF_ASSIGN_OR_RETURN(WorkDir work, WorkDir::Make(""));
+  CrossFitOptions o;
+  o.pool = c.pool;
+  o.selector = c.selector;
+  o.keep = c.keep;
+  o.selection_seed = c.selection_seed;
+  o.threads = c.threads;
+  o.text_field = c.text_field;
+  o.id_field = c.id_field;
+  o.signal_bytes = c.signal_bytes;
+  o.schedule.steps = c.steps;
+  o.schedule.batch = c.model.batch;
+  o.schedule.context = c.model.context;
+  o.curve_signals = c.curve_signals;
+  o.work_dir = work.path();
+  PF_ASSIGN_OR_RETURN(CrossFitResult x, CrossFitSignals(o, target, random));
+  for (auto& [name, value] : x.signals) m.signals[name] = value;
+  m.cross_fit = std::move(x.evidence);
+  return Status::Ok();
+}
 
 // The signals of the arms on T_sel, and f (the trial's CPU seconds per step).
 Result<Measured> MeasureSignals(const ForecastConfig& c, const std::vector<std::string>& curated,
@@ -223,6 +215,12 @@ Result<Measured> MeasureSignals(const ForecastConfig& c, const std::vector<std::
   m.signals["classifier_auc"] = {auc_random, auc_random, auc_random};
   m.signals["classifier_gap"] = {auc_random - auc_curated, auc_random - auc_curated,
                                  auc_random - auc_curated};
+  const Concentration k = MeasureConcentration(curated, random);
+  m.signals["largest_source_kept"] = {k.largest_source_kept, k.largest_source_kept,
+                                      k.largest_source_kept};
+  m.signals["top_cluster_gain"] = {k.top_gain, k.top_gain, k.top_gain};
+  if (progress) progress("cross-fitted signals (two selections with half of the target each)");
+  PF_RETURN_IF_ERROR(MeasureCrossFit(c, target, random, m));
   if (!c.proxy) {
     // f, timed: a few steps of the trial's model on the curated arm.
     if (progress) progress("time a training step");
@@ -256,19 +254,44 @@ Result<Measured> MeasureSignals(const ForecastConfig& c, const std::vector<std::
   return m;
 }
 
+// The reason's words for signals outside what the calibration covered ("" when none).
+std::string OutsideReason(const Calibration& cal, const Prediction& p) {
+  if (cal.covered.empty()) {
+    return "; the calibration records no covered ranges (saved before 2026-12-05): whether it "
+           "has seen the like of this case is not known";
+  }
+  if (p.outside.empty()) return "";
+  std::string list;
+  for (const OutsideSignal& o : p.outside) {
+    list += fmt::format("{}{} = {:.4f} (covered {:.4f} .. {:.4f})", list.empty() ? "" : ", ",
+                        o.signal, o.value, o.covered.lo, o.covered.hi);
+  }
+  return fmt::format(
+      "; outside what the calibration's {} trials covered: {}: it has not seen the like of this "
+      "case, so the verdict is not clear",
+      cal.examples, list);
+}
+
+nlohmann::json CoverageJson(const Calibration& cal, const Prediction& p) {
+  nlohmann::json outside = nlohmann::json::array();
+  for (const OutsideSignal& o : p.outside) {
+    outside.push_back(
+        {{"signal", o.signal}, {"value", o.value}, {"covered", {o.covered.lo, o.covered.hi}}});
+  }
+  return {{"checked", cal.covered.size()},
+          {"inside", !cal.covered.empty() && p.outside.empty()},
+          {"outside", outside}};
+}
+
 // The prediction from the calibration's signal, weighing the forecast's own cost; the reason in
 // words.
 Result<std::string> Decide(const ForecastConfig& c, const Measured& m, ForecastOutcome& out) {
   for (const auto& [name, x] : m.signals) out.signals[name] = SignalToJson(x);
   const Calibration& cal = c.calibration;
-  auto chosen = m.signals.find(cal.signal);
-  if (chosen == m.signals.end()) {
-    return Status::InvalidArgument("the calibration uses signal '" + cal.signal +
-                                   "', which this forecast did not measure" +
-                                   (cal.signal == "proxy_gain" ? " (add --proxy)" : ""));
-  }
   const bool same_scale = cal.scale.Matches(c.model_name, c.steps);
-  out.prediction = cal.Predict(chosen->second, out.fraction_of_trial, same_scale);
+  PF_ASSIGN_OR_RETURN(out.prediction,
+                      cal.PredictFrom(m.signals, out.fraction_of_trial, same_scale));
+  const auto chosen = m.signals.find(cal.signal);
   std::string reason = fmt::format(
       "{} = {:.4f} on a monotone curve fitted on {} trials ({} corpus groups); chance that "
       "curating pays {:.0f}%, "
@@ -283,6 +306,7 @@ Result<std::string> Decide(const ForecastConfig& c, const Measured& m, ForecastO
         "bought nothing measurable: random, whatever the chance above",
         x.lo, x.hi);
   }
+  reason += OutsideReason(cal, out.prediction);
   if (!same_scale) {
     reason +=
         fmt::format("; calibrated at {}/{} steps, asked about {}/{}: interval widened twofold",
@@ -307,6 +331,7 @@ void FillResult(const ForecastConfig& c, const std::string& reason, ForecastOutc
                   {"asked", {{"model", c.model_name}, {"steps", c.steps}}},
                   {"matches", p.scale_matches}}},
                 {"signal", c.calibration.signal},
+                {"coverage", CoverageJson(c.calibration, p)},
                 {"signals", out.signals},
                 {"calibration", c.calibration.ToJson()},
                 {"evidence", out.evidence},
@@ -344,6 +369,7 @@ Result<ForecastOutcome> ForecastOnArms(const ForecastConfig& c, const ForecastAr
                   {"signal_docs", {{"curated", curated.size()}, {"random", random.size()}}},
                   {"target_select_docs", target.size()},
                   {"proxy", m.proxy},
+                  {"cross_fit", m.cross_fit},
                   {"train_core_seconds_per_step", m.train_core_seconds_per_step}};
   FillResult(c, reason, out);
   return out;
@@ -355,8 +381,9 @@ Result<ForecastOutcome> RunForecast(const ForecastConfig& c,
   CostMeter meter;
   PF_ASSIGN_OR_RETURN(WorkDir work, WorkDir::Make(c.work_dir));
   PF_ASSIGN_OR_RETURN(ForecastArms arms, MakeArms(c, work.path(), progress));
-  // A forecast made on its own pays for its arms.
-  arms.selection_core_seconds_charged = meter.core_seconds();
+  // A forecast made on its own pays for its arms; one that re-measures a trial does not (the
+  // trial made and paid for the same arms).
+  arms.selection_core_seconds_charged = c.remeasures.empty() ? meter.core_seconds() : 0.0;
   return ForecastOnArms(c, arms, progress);
 }
 

@@ -27,29 +27,13 @@
 #include "forecast/calibration.h"
 #include "forecast/signals.h"
 #include "engine/config.h"
+#include "trial/plan.h"
 
 namespace preflight::forecast {
 
-struct ForecastConfig {
-  std::vector<std::string> pool;
-  std::string target_select;
-  std::string text_field = "text";  // the pool's text field (its arms are the pool's lines)
-  std::string id_field = "id";
-  // target_select's fields ("" = the pool's).
-  std::string target_text_field, target_id_field;
-  const std::string& TargetTextField() const {
-    return target_text_field.empty() ? text_field : target_text_field;
-  }
-  std::string selector = "dsir";
-  double keep = 0.25;
-  uint64_t selection_seed = 1;
-  // The trial it forecasts.
-  std::string model_name = "tiny";
-  engine::ModelConfig model;
-  int64_t steps = 300;
-  int seeds = 4;
-  float lr = 1e-3f;
-  int threads = 2;
+// The trial it forecasts (trial/plan.h: pool, T_sel, fields, selection, pilot; a trial passes
+// its own plan as one value) and the forecast's own settings.
+struct ForecastConfig : trial::TrialPlan {
   // The proxy runs (off by default: on the built-in battery they cost ~4.7% of a trial and lost
   // to the byte statistics; doc/forecast.md). Their two runs together train this fraction of the
   // trial's training steps.
@@ -66,6 +50,14 @@ struct ForecastConfig {
   // The target's group (its corpus, in a battery): recorded so that calibrating can leave a
   // whole corpus out. Empty: the target is its own group.
   std::string group;
+  // `--remeasures HASH`: this forecast measures its signals again for the finished trial whose
+  // receipt has this hash, on the same inputs and settings (app/forecast_job.cc checks both), so
+  // that a calibration can use signals added after the trial ran (examples.cc joins them). The
+  // trial made its own arms: the selections are not charged to this forecast's cost.
+  std::string remeasures;
+  // `--curve-signals`: also the cross-fitted n-gram learning curves and document-level
+  // target-like share (cross_fit.h; off: they did not earn their cost).
+  bool curve_signals = false;
   Calibration calibration = DefaultCalibration();
 
   nlohmann::json ToJson() const;

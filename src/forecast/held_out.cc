@@ -17,7 +17,7 @@ bool IsClear(const Example& e) { return !e.net || std::fabs(*e.net) >= kClear; }
 double CurateRuns(const Example& e) { return e.net ? 1 - *e.net : 2.0; }
 double ForecastRuns(const Example& e) { return e.forecast_cost * 2 * e.seeds; }
 
-bool Covered(const Example& e, const Prediction& p) {
+bool InsideInterval(const Example& e, const Prediction& p) {
   if (!e.net) return p.lo <= 0;
   return p.lo <= *e.net && *e.net <= p.hi;
 }
@@ -55,6 +55,12 @@ nlohmann::json Reliability(const std::vector<Example>& examples,
   return bins;
 }
 
+nlohmann::json OutsideNames(const Prediction& p) {
+  nlohmann::json names = nlohmann::json::array();
+  for (const OutsideSignal& o : p.outside) names.push_back(o.signal);
+  return names;
+}
+
 }  // namespace
 
 Result<std::vector<Prediction>> LeaveOneGroupOut(const std::vector<Example>& examples,
@@ -71,11 +77,9 @@ Result<std::vector<Prediction>> LeaveOneGroupOut(const std::vector<Example>& exa
     for (size_t i = 0; i < examples.size(); ++i) {
       const Example& e = examples[i];
       if ((e.group.empty() ? e.name : e.group) != g) continue;
-      auto x = e.signals.find(c.signal);
-      if (x == e.signals.end()) {
-        return Status::InvalidArgument(e.name + " lacks signal " + c.signal);
-      }
-      out[i] = c.Predict(x->second, e.forecast_cost);
+      auto p = c.PredictFrom(e.signals, e.forecast_cost);
+      if (!p.ok()) return Status::InvalidArgument(e.name + ": " + p.status().message());
+      out[i] = std::move(p).value();
     }
   }
   return out;
@@ -84,7 +88,7 @@ Result<std::vector<Prediction>> LeaveOneGroupOut(const std::vector<Example>& exa
 nlohmann::json SummarizeHeldOut(const std::vector<Example>& examples,
                                 const std::vector<Prediction>& predictions) {
   int clear = 0, clear_decided = 0, clear_right = 0, always_right = 0, abstained = 0, covered = 0;
-  int non_paying = 0, caught = 0, missed = 0;
+  int non_paying = 0, caught = 0, missed = 0, outside = 0, outside_right = 0, outside_decided = 0;
   double brier = 0;
   double following = 0, deciding = 0, curate = 0, random = 0, cost = 0, max_cost = 0, error = 0;
   std::set<std::string> groups;
@@ -95,7 +99,7 @@ nlohmann::json SummarizeHeldOut(const std::vector<Example>& examples,
     groups.insert(e.group);
     const auto correct = Correct(p.verdict, e.net);
     abstained += !correct.has_value();
-    covered += Covered(e, p);
+    covered += InsideInterval(e, p);
     error += std::fabs(p.saving - e.Label());
     const bool paid = e.net && *e.net > 0;
     brier += (p.probability - paid) * (p.probability - paid);
@@ -127,7 +131,16 @@ nlohmann::json SummarizeHeldOut(const std::vector<Example>& examples,
                     {"predicted_saving", p.saving},
                     {"interval", {p.lo, p.hi}},
                     {"net", e.net ? nlohmann::json(*e.net) : nlohmann::json(nullptr)},
-                    {"right", correct ? nlohmann::json(*correct) : nlohmann::json(nullptr)}});
+                    {"right", correct ? nlohmann::json(*correct) : nlohmann::json(nullptr)},
+                    {"strength", p.strength},
+                    {"outside", OutsideNames(p)}});
+    if (!p.outside.empty()) {
+      ++outside;
+      if (IsClear(e) && correct) {
+        ++outside_decided;
+        outside_right += *correct;
+      }
+    }
   }
   const double n = std::max<double>(1, static_cast<double>(examples.size()));
   return {{"targets", examples.size()},
@@ -153,6 +166,10 @@ nlohmann::json SummarizeHeldOut(const std::vector<Example>& examples,
             {"always_curate", curate / n},
             {"always_random", random / n}}},
           {"cost_fraction_of_trial", {{"mean", cost / n}, {"max", max_cost}}},
+          // Targets whose signals lay outside what the fit without their group covered (never
+          // clear), and how their clear cases were decided.
+          {"outside_coverage",
+           {{"targets", outside}, {"clear", Rate(outside_right, outside_decided)}}},
           {"wrong", wrong},
           {"rows", rows}};
 }
@@ -190,7 +207,9 @@ std::string FormatHeldOut(const nlohmann::json& h) {
       "{:.3f})   always curate {:.3f}   always random {:.3f}\n"
       "    forecast cost: mean {:.2f}% of its trial (max {:.2f}%)\n"
       "    targets that did not pay: {}, caught (random) {}, abstained {}, missed (curate) {}"
-      "   Brier score {:.3f}\n",
+      "   Brier score {:.3f}\n"
+      "    outside what the fit without their group covered (never clear): {} targets, clear "
+      "cases {}\n",
       h["targets"].get<int>(), h["groups"].get<int>(), rate(h["clear"]),
       rate(h["always_curate_clear"]), h["abstained"].get<int>(), h["targets"].get<int>(),
       100 * h["abstained_share"].get<double>(), 100 * h["coverage"].get<double>(),
@@ -199,7 +218,8 @@ std::string FormatHeldOut(const nlohmann::json& h) {
       v["always_random"].get<double>(), 100 * h["cost_fraction_of_trial"]["mean"].get<double>(),
       100 * h["cost_fraction_of_trial"]["max"].get<double>(), h["non_paying"]["targets"].get<int>(),
       h["non_paying"]["caught"].get<int>(), h["non_paying"]["abstained"].get<int>(),
-      h["non_paying"]["missed"].get<int>(), h["brier"].get<double>());
+      h["non_paying"]["missed"].get<int>(), h["brier"].get<double>(),
+      h["outside_coverage"]["targets"].get<int>(), rate(h["outside_coverage"]["clear"]));
   if (h.contains("by_signal") && !h["by_signal"].empty()) {
     out +=
         "    each signal alone (same procedure): clear accuracy, abstained, coverage, "

@@ -33,11 +33,12 @@ struct Passage {
 // fold d % 2), so that no document has passages on both sides of a fold: its other passages
 // would make the held-out ones look more like their class than a new document of the same kind.
 // With fewer than two documents (or a fold left empty), passage k goes to fold k % 2.
-std::vector<Passage> Passages(const std::vector<std::string>& docs, size_t max) {
+std::vector<Passage> Passages(const std::vector<std::string>& docs, size_t max,
+                              size_t passage_bytes = kPassageBytes) {
   std::vector<Passage> all;
   for (size_t d = 0; d < docs.size(); ++d) {
-    for (size_t at = 0; at < docs[d].size(); at += kPassageBytes) {
-      all.push_back({std::string_view(docs[d]).substr(at, kPassageBytes), d % 2});
+    for (size_t at = 0; at < docs[d].size(); at += passage_bytes) {
+      all.push_back({std::string_view(docs[d]).substr(at, passage_bytes), d % 2});
     }
   }
   std::vector<Passage> kept;
@@ -172,11 +173,11 @@ double ClassifierAuc(const std::vector<std::string>& target, const std::vector<s
 
 TargetLike TargetLikeShare(const std::vector<std::string>& target,
                            const std::vector<std::string>& curated,
-                           const std::vector<std::string>& random) {
+                           const std::vector<std::string>& random, size_t passage_bytes) {
   TargetLike t;
-  const std::vector<Passage> pos = Passages(target, kMaxPassages);
-  const std::vector<Passage> neg = Passages(random, kMaxPassages);
-  const std::vector<Passage> cur = Passages(curated, kMaxPassages);
+  const std::vector<Passage> pos = Passages(target, kMaxPassages, passage_bytes);
+  const std::vector<Passage> neg = Passages(random, kMaxPassages, passage_bytes);
+  const std::vector<Passage> cur = Passages(curated, kMaxPassages, passage_bytes);
   if (pos.size() < 2 || neg.size() < 2) return t;
   const Folds f = CrossValidate(pos, neg, cur);
   t.auc = Auc(f.pos, f.neg);

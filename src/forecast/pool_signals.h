@@ -20,6 +20,7 @@
 // All deterministic and cheap (a few seconds on a quarter of a 30 MB pool): the arm is read in
 // at most kMaxPassages evenly spaced passages.
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -47,9 +48,10 @@ struct TargetLike {
 };
 
 // The classifier of ClassifierAuc(target, random), and the shares above. Everything 0 (auc 0.5)
-// when the target or the random quarter has fewer than two passages.
+// when the target or the random quarter has fewer than two passages. `passage_bytes`: the
+// passages' length (4 KiB; SIZE_MAX: whole documents, the shares then counting documents).
 TargetLike TargetLikeShare(const std::vector<std::string>& target,
                            const std::vector<std::string>& curated,
-                           const std::vector<std::string>& random);
+                           const std::vector<std::string>& random, size_t passage_bytes = 4096);
 
 }  // namespace preflight::forecast

@@ -49,10 +49,7 @@ struct ByteCounts {
 
 }  // namespace
 
-namespace {
-
-// Bits of each target document under a byte model of `order` fitted on `train`.
-std::vector<double> DocumentBits(const std::vector<std::string>& train,
+std::vector<double> ByteNgramDocumentBits(const std::vector<std::string>& train,
                                  const std::vector<std::string>& target, int order) {
   const ByteCounts counts(train);
   std::array<double, 256> unigram{};
@@ -70,11 +67,9 @@ std::vector<double> DocumentBits(const std::vector<std::string>& train,
   return bits;
 }
 
-}  // namespace
-
 double ByteNgramBits(const std::vector<std::string>& train, const std::vector<std::string>& target,
                      int order) {
-  const std::vector<double> bits = DocumentBits(train, target, order);
+  const std::vector<double> bits = ByteNgramDocumentBits(train, target, order);
   double total = 0, bytes = 0;
   for (size_t d = 0; d < target.size(); ++d) {
     total += bits[d];
@@ -83,20 +78,16 @@ double ByteNgramBits(const std::vector<std::string>& train, const std::vector<st
   return bytes > 0 ? total / bytes : 0;
 }
 
-GainEstimate ByteNgramGain(const std::vector<std::string>& curated,
-                           const std::vector<std::string>& random,
-                           const std::vector<std::string>& target, int order, int resamples,
-                           double level, uint64_t seed) {
-  const std::vector<double> c = DocumentBits(curated, target, order);
-  const std::vector<double> r = DocumentBits(random, target, order);
-  const size_t n = target.size();
+GainEstimate BootstrapGain(const std::vector<double>& saved, const std::vector<double>& bytes,
+                           int resamples, double level, uint64_t seed) {
+  const size_t n = saved.size();
   auto gain_of = [&](const std::vector<size_t>& docs) {
-    double saved = 0, bytes = 0;
+    double s = 0, b = 0;
     for (size_t d : docs) {
-      saved += r[d] - c[d];
-      bytes += static_cast<double>(target[d].size());
+      s += saved[d];
+      b += bytes[d];
     }
-    return bytes > 0 ? saved / bytes : 0.0;
+    return b > 0 ? s / b : 0.0;
   };
   GainEstimate e;
   e.level = level;
@@ -123,6 +114,20 @@ GainEstimate ByteNgramGain(const std::vector<std::string>& curated,
   e.hi = at(1 - (1 - level) / 2);
   e.resamples = resamples;
   return e;
+}
+
+GainEstimate ByteNgramGain(const std::vector<std::string>& curated,
+                           const std::vector<std::string>& random,
+                           const std::vector<std::string>& target, int order, int resamples,
+                           double level, uint64_t seed) {
+  const std::vector<double> c = ByteNgramDocumentBits(curated, target, order);
+  const std::vector<double> r = ByteNgramDocumentBits(random, target, order);
+  std::vector<double> saved(target.size()), bytes(target.size());
+  for (size_t d = 0; d < target.size(); ++d) {
+    saved[d] = r[d] - c[d];
+    bytes[d] = static_cast<double>(target[d].size());
+  }
+  return BootstrapGain(saved, bytes, resamples, level, seed);
 }
 
 double ByteBigramCoverage(const std::vector<std::string>& arm,

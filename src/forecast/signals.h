@@ -26,6 +26,10 @@ namespace preflight::forecast {
 double ByteNgramBits(const std::vector<std::string>& train, const std::vector<std::string>& target,
                      int order);
 
+// Bits of each target document under that model (the sum ByteNgramBits divides by the bytes).
+std::vector<double> ByteNgramDocumentBits(const std::vector<std::string>& train,
+                                          const std::vector<std::string>& target, int order);
+
 // A gain in bits per byte with a bootstrap interval over the target's documents.
 struct GainEstimate {
   double gain = 0;        // over all of the target's bytes
@@ -33,6 +37,12 @@ struct GainEstimate {
   double level = 0.8;
   int resamples = 0;
 };
+
+// sum(saved) / sum(bytes) over the documents (saved[d]: bits document d saves, bytes[d]: its
+// bytes), with the percentile interval of `resamples` resamples of the documents (with
+// replacement, seeded): the interval ByteNgramGain and the cross-fitted gains carry.
+GainEstimate BootstrapGain(const std::vector<double>& saved, const std::vector<double>& bytes,
+                           int resamples = 1000, double level = 0.8, uint64_t seed = 1);
 
 // ByteNgramBits under the random arm minus under the curated arm: > 0 when the curated quarter
 // predicts the target's bytes better. The interval resamples the target's documents with

@@ -40,6 +40,29 @@ json DoesNotShow(const LabQuestion& q, const std::string& model, size_t arms) {
   return out;
 }
 
+// What the net charged, in its unit: core-seconds (the builtin), or dollars (a launched trainer
+// with prices; doc/trainers.md "What a launched run costs").
+std::string Charged(const LabQuestion& q, const trial::TrialResult& r) {
+  const trial::Comparison& c = r.comparisons[0];
+  const trial::NetPrices& p = r.prices;
+  if (p.unit == "USD") {
+    return fmt::format(
+        "${:.3g} for producing the curated arm and ${:.3g} for the random arm (their "
+        "core-seconds at ${:.4g} per core-hour) against ${:.3g} per training step ({:.3g} "
+        "charged seconds of the launched trainer, the median over its runs, at ${:.2f} per "
+        "device-hour)",
+        c.arm_cost_core_seconds * p.core_second, c.baseline_cost_core_seconds * p.core_second,
+        p.core_second * 3600, r.core_seconds_per_step * p.step_second, r.core_seconds_per_step,
+        p.step_second * 3600);
+  }
+  return fmt::format(
+      "{:.3g} core-seconds for producing the curated arm and {:.3g} for the random arm against "
+      "{:.3g} {} per training step",
+      c.arm_cost_core_seconds, c.baseline_cost_core_seconds, r.core_seconds_per_step,
+      q.launched ? "charged seconds of the launched trainer (the median over its runs)"
+                 : "core-seconds");
+}
+
 // The summary and the finding's middle for the primary comparison.
 std::pair<std::string, std::string> PrimaryText(const LabQuestion& q, const std::string& model,
                                                 const trial::TrialResult& r) {
@@ -70,14 +93,9 @@ std::pair<std::string, std::string> PrimaryText(const LabQuestion& q, const std:
               IntervalSentence(c.ci.net, level), q.seeds),
           fmt::format(
               "The curated arm reached it at step {} (interpolated between eval points). Compute "
-              "saved: {} gross ({}), {} net ({}), charging {:.3g} core-seconds for producing the "
-              "curated arm and {:.3g} for the random arm against {:.3g} {} per training step. The "
-              "falsifier did not occur.",
+              "saved: {} gross ({}), {} net ({}), charging {}. The falsifier did not occur.",
               FormatSteps(s.t_arm), FormatPercent(s.gross), IntervalSentence(c.ci.gross, level),
-              FormatPercent(s.net), IntervalSentence(c.ci.net, level), c.arm_cost_core_seconds,
-              c.baseline_cost_core_seconds, r.core_seconds_per_step,
-              q.launched ? "charged seconds of the launched trainer (the median over its runs)"
-                         : "core-seconds")};
+              FormatPercent(s.net), IntervalSentence(c.ci.net, level), Charged(q, r))};
 }
 
 // " Per seed pair (gross): seed 1: 20.0%; ..." and a sentence per further arm.

@@ -40,11 +40,22 @@ std::string TrialNumbersText(const trial::TrialResult& r, const std::string& cha
       "  L* (best random-arm loss)  {:.4f} bits/byte at step {}\n"
       "  curated arm reaches it at  {}\n"
       "  compute saved, gross       {}\n"
-      "  compute saved, net         {}   ({}; {} charged)\n",
+      "  compute saved, net         {}   ({}; {} charged{})\n",
       s.l_star, FormatSteps(s.t_baseline),
       s.caught_up ? "step " + FormatSteps(s.t_arm) : std::string("never (within the budget)"),
       FormatPercent(s.gross), FormatPercent(s.net), IntervalSentence(c.ci.net, r.bootstrap.level),
-      charged);
+      charged, r.prices.unit == "USD" ? " in dollars" : "");
+  if (r.prices.unit == "USD") {  // a launched trainer's net: what it priced, in dollars
+    const trial::NetPrices& p = r.prices;
+    out += fmt::format(
+        "  net priced in dollars      a training step ${:.3g} (f {:.3g} s at ${:.2f} per "
+        "device-hour)\n"
+        "                             arms ${:.3g} curated, ${:.3g} random (${:.4g} per "
+        "core-hour)\n",
+        r.core_seconds_per_step * p.step_second, r.core_seconds_per_step, p.step_second * 3600,
+        c.arm_cost_core_seconds * p.core_second, c.baseline_cost_core_seconds * p.core_second,
+        p.core_second * 3600);
+  }
   for (size_t i = 1; i < r.comparisons.size(); ++i) {
     const trial::Comparison& o = r.comparisons[i];
     out +=

@@ -36,16 +36,7 @@ Result<RunResult> BuiltinTrainer::Run(const RunRequest& request, const StepCallb
   out.core_seconds = r.core_seconds;
   out.train_seconds = r.train_seconds;
   out.tokens_per_second = r.tokens_per_second;
-  out.facts = {r.schedule,
-               r.flops,
-               r.frozen_flops_per_step,
-               r.frozen_at,
-               r.stopped_early,
-               r.train_core_seconds,
-               r.trigger_flops,
-               r.trigger_core_seconds,
-               r.trigger_seconds,
-               r.trigger_checks};
+  out.facts = r;  // the engine result's ScheduleFacts, as one value
   return out;
 }
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 
 #include "base/file.h"
 #include "base/json.h"
@@ -110,6 +111,14 @@ void Costs(const LaunchRecord& rec, const Stated& stated, RunResult& out, Launch
                                                        : 0.0;
 }
 
+// The directory preflight was started in ({start_dir}); preflight never changes it. Empty when it
+// cannot be read (it was removed), and relative paths are then left as they are.
+std::string StartDir() {
+  std::error_code ec;
+  const std::filesystem::path dir = std::filesystem::current_path(ec);
+  return ec ? std::string() : dir.string();
+}
+
 }  // namespace
 
 std::string CmdTrainer::CurvePath(const RunRequest& r) const {
@@ -147,7 +156,8 @@ Placeholders CmdTrainer::Values(const RunRequest& r) const {
           {"min_lr_ratio", fmt::format("{}", r.min_lr_ratio)},
           {"eval_windows", std::to_string(r.eval_windows)},
           {"threads", std::to_string(r.threads)},
-          {"device", spec_.device}};
+          {"device", spec_.device},
+          {"start_dir", StartDir()}};
 }
 
 Result<std::string> CmdTrainer::Command(const RunRequest& r) const {
@@ -159,7 +169,10 @@ Result<LaunchSpec> CmdTrainer::Prepare(const RunRequest& r) const {
   launch.run = r.Name();
   launch.cwd = r.run_dir;
   launch.watch = {CurvePath(r)};
-  PF_ASSIGN_OR_RETURN(launch.command, Command(r));
+  PF_ASSIGN_OR_RETURN(std::string command, Command(r));
+  // The launch runs in the run folder; the template's relative paths mean what they mean where
+  // the user typed it (command_template.h).
+  launch.command = ResolveRelativePaths(command, StartDir(), r.run_dir);
   for (const auto& [name, value] : Values(r)) launch.env.emplace_back(EnvName(name), value);
   return launch;
 }

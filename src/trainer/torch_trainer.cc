@@ -1,6 +1,8 @@
 #include "trainer/torch_trainer.h"
 
 #include <cstdlib>
+#include <filesystem>
+#include <system_error>
 
 namespace preflight::trainer {
 namespace {
@@ -17,6 +19,14 @@ constexpr char kArguments[] =
 
 std::string TorchTrainerScript() {
   if (const char* script = std::getenv("PREFLIGHT_TORCH_TRAINER"); script && *script) return script;
+  // A relocated binary (scripts/gpu-bundle.sh) carries the trainer beside it; the source tree it
+  // was built from is not there.
+  std::error_code error;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (!error) {
+    const std::filesystem::path beside = exe.parent_path() / "trainer" / "torch" / "train.py";
+    if (std::filesystem::is_regular_file(beside, error)) return beside.string();
+  }
   return std::string(PREFLIGHT_TORCH_TRAINER_DIR) + "/train.py";
 }
 

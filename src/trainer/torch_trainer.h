@@ -16,7 +16,9 @@
 
 namespace preflight::trainer {
 
-// $PREFLIGHT_TORCH_TRAINER when set, else train.py in the source tree's src/trainer/torch/.
+// $PREFLIGHT_TORCH_TRAINER when set; else trainer/torch/train.py beside the running binary when
+// there is one (the GPU bundle, scripts/gpu-bundle.sh); else train.py in the source tree's
+// src/trainer/torch/.
 std::string TorchTrainerScript();
 
 class TorchTrainer final : public CmdTrainer {

@@ -61,17 +61,8 @@ struct CurvePoint {
   double flops = 0, train_seconds = 0, core_seconds = 0;
 };
 
-// What a schedule (builtin only) did; for plain runs flops = flops_per_step x steps,
-// frozen_flops_per_step = flops_per_step, frozen_at = -1 and the trigger's numbers 0.
-struct ScheduleFacts {
-  std::string schedule;
-  double flops = 0, frozen_flops_per_step = 0;
-  int64_t frozen_at = -1;
-  bool stopped_early = false;
-  double train_core_seconds = 0;
-  double trigger_flops = 0, trigger_core_seconds = 0, trigger_seconds = 0;
-  int64_t trigger_checks = 0;
-};
+// What a schedule (builtin only) did (engine/train.h); a launched run's is a plain run's.
+using ScheduleFacts = engine::ScheduleFacts;
 
 // How a launched run was measured and where its compute figures came from.
 struct LaunchFacts {

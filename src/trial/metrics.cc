@@ -75,6 +75,10 @@ Result<int64_t> ValidateInputs(const TrialInputs& in) {
   if (!(std::isfinite(in.flops_per_step) && in.flops_per_step >= 0)) {
     return Status::InvalidArgument("FLOPs per step must be a finite number >= 0");
   }
+  if (!(std::isfinite(in.prices.step_second) && in.prices.step_second > 0 &&
+        std::isfinite(in.prices.core_second) && in.prices.core_second > 0)) {
+    return Status::InvalidArgument("the net's prices must be finite numbers > 0");
+  }
   if (in.arms[in.baseline].curves.empty()) {
     return Status::InvalidArgument(
         fmt::format("baseline arm '{}' has no runs", in.arms[in.baseline].spec.name));
@@ -138,6 +142,7 @@ Result<TrialResult> ComputeTrial(const TrialInputs& in) {
   result.baseline = in.baseline;
   result.budget_steps = budget;
   result.core_seconds_per_step = in.core_seconds_per_step;
+  result.prices = in.prices;
   result.flops_per_step = in.flops_per_step;
   result.bootstrap = in.bootstrap;
   std::vector<ArmRuns> runs;
@@ -161,11 +166,13 @@ Result<TrialResult> ComputeTrial(const TrialInputs& in) {
   for (size_t a = 0; a < in.arms.size(); ++a) {
     if (a == in.baseline) continue;
     const Arm& arm = in.arms[a];
-    PF_ASSIGN_OR_RETURN(ArmComparison c, CompareArms(runs[in.baseline], runs[a],
-                                                     DataTrialMeasures(in.core_seconds_per_step,
-                                                                       arm.cost_core_seconds,
-                                                                       base.cost_core_seconds),
-                                                     in.bootstrap));
+    const NetPrices& p = in.prices;
+    PF_ASSIGN_OR_RETURN(ArmComparison c,
+                        CompareArms(runs[in.baseline], runs[a],
+                                    DataTrialMeasures(in.core_seconds_per_step * p.step_second,
+                                                      arm.cost_core_seconds * p.core_second,
+                                                      base.cost_core_seconds * p.core_second),
+                                    in.bootstrap));
     Comparison cmp;
     cmp.arm = arm.spec.name;
     cmp.baseline = base.spec.name;

@@ -42,10 +42,22 @@ struct Arm {
   double cost_core_seconds = 0;  // c_arm: producing the arm's data (selection, forecast)
 };
 
+// What the net charges for a second of f and for a core-second of an arm's cost. The builtin
+// engine's net is in core-seconds (both 1: its f is core-seconds per step too); a launched
+// trainer's is in dollars (doc/trainers.md, "What a launched run costs"): f's charged seconds at
+// the device's price, the arms' core-seconds at a CPU core's. Multiplying by 1 is exact, so a
+// net in core-seconds is what it was before prices existed.
+struct NetPrices {
+  double step_second = 1;             // per second of f
+  double core_second = 1;             // per core-second of c_arm, c_baseline
+  std::string unit = "core-seconds";  // the net's unit: "core-seconds" or "USD"
+};
+
 struct TrialInputs {
   std::vector<Arm> arms;
   size_t baseline = 0;               // index into arms of the arm that sets L* (the random arm)
   double core_seconds_per_step = 0;  // f, measured on this machine (> 0)
+  NetPrices prices;                  // net = 1 - (t_C f p_f + c_C p_c) / (t_R f p_f + c_R p_c)
   double flops_per_step = 0;         // FLOPs of one training step, the same for every run (>= 0)
   int64_t budget_steps = 0;          // S; 0 = the last eval step. Eval points beyond S are ignored.
   BootstrapOptions bootstrap;
@@ -85,6 +97,7 @@ struct TrialResult {
   std::vector<Curve> mean_curves;  // one per arm, truncated to the budget, in arm order
   int64_t budget_steps = 0;        // S as used
   double core_seconds_per_step = 0;
+  NetPrices prices;  // as given: what the nets charged per second of f and per core-second
   double flops_per_step = 0;
   BootstrapOptions bootstrap;
   std::vector<Comparison> comparisons;  // one per non-baseline arm, in arm order

@@ -40,8 +40,8 @@ Result<std::vector<std::vector<RunRecord>>> CollectRuns(const TrialConfig& c,
 // f: measured core-seconds per training step, the median over the trial's runs (robust to a run
 // slowed by other work on the machine); periodic evaluations are included: a run stopped at t_R
 // would have made them too. A launched run (torch, cmd) is charged its charged seconds instead
-// (doc/trainers.md, "What a launched run costs"): selection core-seconds are then priced 1:1
-// against seconds of the run.
+// (doc/trainers.md, "What a launched run costs"), priced at the device's price per hour while
+// the arms' core-seconds are priced at a CPU core-hour's (NetPricesOf).
 double MedianCoreSecondsPerStep(const std::vector<std::vector<RunRecord>>& runs) {
   std::vector<double> per_step;
   for (const auto& arm : runs) {
@@ -77,6 +77,7 @@ Status ComputeDataTrial(const TrialConfig& c, const RunFolder& folder,
   }
   in.baseline = 0;  // random
   in.core_seconds_per_step = MedianCoreSecondsPerStep(runs);
+  if (!c.trainer.IsBuiltin()) in.prices = NetPricesOf(c.prices);  // the net in dollars
   in.flops_per_step = compute.front().flops_per_step;
   in.budget_steps = c.steps;
   PF_ASSIGN_OR_RETURN(out.trial, ComputeTrial(in));

@@ -202,12 +202,14 @@ nlohmann::json ToJson(const RunFolderManifest& m) {
   nlohmann::json arms = nlohmann::json::object(), runs = nlohmann::json::object();
   for (const auto& [name, arm] : m.arms) arms[name] = ToJson(arm);
   for (const auto& [key, run] : m.runs) runs[key] = ToJson(run);
-  return {{"version", m.version},
-          {"config", m.config},
-          {"arms", arms},
-          {"runs", runs},
-          {"forecast_core_seconds", m.forecast_core_seconds},
-          {"done", m.done}};
+  nlohmann::json j = {{"version", m.version},
+                      {"config", m.config},
+                      {"arms", arms},
+                      {"runs", runs},
+                      {"forecast_core_seconds", m.forecast_core_seconds},
+                      {"done", m.done}};
+  if (m.prices.Resolved()) j["prices"] = LaunchPricesToJson(m.prices);
+  return j;
 }
 
 Result<RunRecord> RunRecordFromJson(const nlohmann::json& json, const std::string& file) {
@@ -239,6 +241,10 @@ Result<RunFolderManifest> ManifestFromJson(const nlohmann::json& json, const std
     PF_ASSIGN_OR_RETURN(m.runs[key], RunFromReader(run));
   }
   PF_ASSIGN_OR_RETURN(m.forecast_core_seconds, r.Number("forecast_core_seconds"));
+  if (r.Has("prices")) {
+    PF_ASSIGN_OR_RETURN(JsonReader prices, r.Field("prices"));
+    PF_ASSIGN_OR_RETURN(m.prices, LaunchPricesFromJson(prices));
+  }
   PF_ASSIGN_OR_RETURN(m.done, r.Bool("done"));
   return m;
 }

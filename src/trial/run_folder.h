@@ -22,6 +22,7 @@
 #include "base/status.h"
 #include "ledger/receipt.h"
 #include "trainer/trainer.h"
+#include "trial/launch_prices.h"
 #include "trial/regime.h"
 
 namespace preflight::trial {
@@ -54,23 +55,15 @@ struct RunPoint {
   int64_t tokens = 0;  // training tokens before it (stored for launched runs only)
 };
 
-// One finished training run.
-struct RunRecord {
+// One finished training run, with what its schedule did (ScheduleFacts: recorded for every run;
+// a plain run's are those of no schedule).
+struct RunRecord : trainer::ScheduleFacts {
   std::string arm;
   int seed = 0;
   std::vector<RunPoint> curve;
   double flops_per_step = 0;
   int64_t tokens_per_step = 0, steps = 0, params = 0;
   double core_seconds = 0, train_seconds = 0, tokens_per_second = 0;
-  // Schedule runs (recorded for every run; zero or empty for plain ones).
-  std::string schedule;
-  double flops = 0;  // all the run's training FLOPs
-  double frozen_flops_per_step = 0;
-  int64_t frozen_at = -1;
-  bool stopped_early = false;
-  double train_core_seconds = 0;
-  double trigger_flops = 0, trigger_core_seconds = 0, trigger_seconds = 0;
-  int64_t trigger_checks = 0;
   // A run of a launched trainer (torch, cmd): how it was measured and charged. Absent for the
   // builtin's runs (their JSON is what it was before trainers existed).
   std::optional<trainer::LaunchFacts> launch;
@@ -83,6 +76,9 @@ struct RunFolderManifest {
   std::map<std::string, RunRecord> runs;  // key "<arm>-s<seed>"
   // The forecast's measured cost, charged to the curated arm (the config names its receipt).
   double forecast_core_seconds = 0;
+  // A launched trainer's prices as last run (unresolved, and absent from the file, for the
+  // builtin and for folders written before prices existed).
+  LaunchPrices prices;
   bool done = false;
 };
 

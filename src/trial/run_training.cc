@@ -103,16 +103,7 @@ RunRecord RecordOf(const Task& t, const trainer::RunResult& r) {
   run.core_seconds = r.core_seconds;
   run.train_seconds = r.train_seconds;
   run.tokens_per_second = r.tokens_per_second;
-  run.schedule = r.facts.schedule;
-  run.flops = r.facts.flops;
-  run.frozen_flops_per_step = r.facts.frozen_flops_per_step;
-  run.frozen_at = r.facts.frozen_at;
-  run.stopped_early = r.facts.stopped_early;
-  run.train_core_seconds = r.facts.train_core_seconds;
-  run.trigger_flops = r.facts.trigger_flops;
-  run.trigger_core_seconds = r.facts.trigger_core_seconds;
-  run.trigger_seconds = r.facts.trigger_seconds;
-  run.trigger_checks = r.facts.trigger_checks;
+  static_cast<trainer::ScheduleFacts&>(run) = r.facts;
   run.launch = r.launch;
   return run;
 }

@@ -135,14 +135,6 @@ Status ValidateTrialFlags(const TrialConfig& c) {
   return engine::ValidateModel(c.model);
 }
 
-const std::string& TrialConfig::TargetTextField() const {
-  return target_text_field.empty() ? text_field : target_text_field;
-}
-
-const std::string& TrialConfig::TargetIdField() const {
-  return target_id_field.empty() ? id_field : target_id_field;
-}
-
 nlohmann::json TrialConfig::ToJson() const {
   nlohmann::json j = {{"pool", pool},
                       {"target_select", target_select},
@@ -375,6 +367,7 @@ Result<TrialOutcome> RunTrial(const TrialConfig& config,
   if (executor->IsLeader()) {
     auto arms_then_forecast = [&]() -> Status {
       PF_RETURN_IF_ERROR(folder.Open(c.ToJson()));
+      if (!c.trainer.IsBuiltin()) folder.manifest().prices = c.prices;  // this run's, kept
       PF_ASSIGN_OR_RETURN(std::vector<MadeArm> made,
                           MakeArms(c, folder, total_runs, progress, checked));
       PF_RETURN_IF_ERROR(CheckArmsDiffer(made));
@@ -426,6 +419,7 @@ Result<TrialOutcome> LoadTrial(const std::string& out_dir) {
                       TrialConfigFromJson(manifest.config, folder.manifest_path()));
   config.out_dir = out_dir;
   config.forecast_core_seconds = manifest.forecast_core_seconds;
+  config.prices = manifest.prices;
   if (!manifest.done) {
     return Status::InvalidArgument(folder.manifest_path() +
                                    ": the trial is not finished; rerun its command to finish it");

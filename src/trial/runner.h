@@ -32,7 +32,9 @@
 #include "ledger/receipt.h"
 #include "engine/config.h"
 #include "trainer/trainer_spec.h"
+#include "trial/launch_prices.h"
 #include "trial/metrics.h"
+#include "trial/plan.h"
 #include "trial/regime.h"
 #include "trial/run_folder.h"
 #include "trial/schedule_metrics.h"
@@ -43,25 +45,16 @@ struct PreparedInputs;  // select/prepared.h
 
 namespace preflight::trial {
 
-struct TrialConfig {
-  std::vector<std::string> pool;
-  std::string target_select;  // T_sel: what the selector may read
-  std::string target_eval;    // T_eval: held out; read only by the evaluation of training runs
-  std::string target_name;    // for the lab record, e.g. "brown:cj (learned)"
-  std::string selector = "dsir";
-  double keep = 0.25;
-  uint64_t selection_seed = 1;
-  std::string baseline;  // "" or "first": adds the first quarter as a third arm
-  int seeds = 4;         // runs per arm, seeds 1..seeds
-  std::string model_name = "tiny";
-  engine::ModelConfig model;
-  int64_t steps = 300;
-  int64_t eval_every = 0;  // 0 = steps / 20
+// The trial's plan (plan.h: pool, T_sel, fields, selection, pilot) and what only the trial has:
+// the held-out target, the evaluation, its folder, the forecast it tests, schedules, the trainer.
+struct TrialConfig : TrialPlan {
+  std::string target_eval;  // T_eval: held out; read only by the evaluation of training runs
+  std::string target_name;  // for the lab record, e.g. "brown:cj (learned)"
+  std::string baseline;     // "" or "first": adds the first quarter as a third arm
+  int64_t eval_every = 0;   // 0 = steps / 20
   // Eval windows, evenly spread over the held-out file: a fixed set, the same for every run and
   // every eval point. 256 windows keep an eval at about 16 training steps' worth of forward work.
   int64_t eval_max_windows = 256;
-  float lr = 1e-3f;
-  int threads = 2;
   // Builtin runs trained at once in this process, each on one thread (trial/concurrent_runs.h):
   // 0 = auto. Not part of the fingerprint: the results are the same whichever it is.
   int runs_at_once = 0;
@@ -76,20 +69,14 @@ struct TrialConfig {
   // (the single pool file as it is).
   std::vector<std::string> schedules;
   std::string schedule_data = "random";
-  // The documents' fields: the pool's (--text-field, --id-field; the arms are the pool's lines,
-  // so they are read with these too), and T_sel's and T_eval's (--target-text-field,
-  // --target-id-field; "" = the pool's).
-  std::string text_field = "text";
-  std::string id_field = "id";
-  std::string target_text_field, target_id_field;
   // Who trains the runs (doc/trainers.md): the builtin engine in this process by default, or a
   // launched trainer (torch, cmd) that reads the arms' exports and writes curves back.
   trainer::TrainerSpec trainer;
+  // What a launched trainer's net is counted in (launch_prices.h; resolved by the job on top).
+  // Not part of the fingerprint; unused by the builtin, whose net stays in core-seconds.
+  LaunchPrices prices;
 
   bool IsScheduleTrial() const { return !schedules.empty(); }
-  // The target files' fields, resolved.
-  const std::string& TargetTextField() const;
-  const std::string& TargetIdField() const;
   // Everything that defines the trial (the fingerprint). A builtin trial's is what it was before
   // trainers existed (old folders resume); another trainer adds "trainer" (TrainerSpec::ToJson);
   // target fields add keys only where they differ from the pool's.

@@ -202,6 +202,71 @@ TEST(ForecastCli, BatteryRowsCarryTheProbability) {
   EXPECT_NE(text.out.find(" " + pct + " "), std::string::npos) << text.out;
 }
 
+// A forecast whose signals lie outside what its calibration covered says so, in its reason, its
+// JSON and its receipt, and is never clear (issue 33).
+TEST(ForecastCli, OutsideWhatTheCalibrationCoveredItSaysSoAndIsNotClear) {
+  const std::string dir = ScratchDir("forecast_outside");
+  testing::WritePlantedPool(dir, 300, 0.3, 16, 31);
+  nlohmann::json cal = forecast::DefaultCalibration().ToJson();
+  // A calibration that saw only targets whose byte pairs the pool hardly held.
+  cal["covered"] = {{"byte_pair_coverage", {0.0, 0.5}}};
+  testing::WriteText(dir + "/calibration.json", cal.dump());
+  auto r = RunCli("forecast --pool " + dir + "/pool.jsonl --target-select " + dir +
+                  "/target.jsonl --steps 200 " + kModel + " --json --quiet --ledger " + dir +
+                  "/ledger.jsonl");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto out = nlohmann::json::parse(r.out);
+  EXPECT_EQ(out["strength"], "weak") << out.dump();
+  EXPECT_EQ(out["coverage"]["inside"], false);
+  ASSERT_EQ(out["coverage"]["outside"].size(), 1u);
+  EXPECT_EQ(out["coverage"]["outside"][0]["signal"], "byte_pair_coverage");
+  EXPECT_GT(out["coverage"]["outside"][0]["value"].get<double>(), 0.5);
+  EXPECT_NE(out["reason"].get<std::string>().find("outside what the calibration"),
+            std::string::npos);
+  const auto receipts = Receipts(dir + "/ledger.jsonl");
+  ASSERT_EQ(receipts.size(), 1u);
+  EXPECT_EQ(receipts[0]["result"]["coverage"], out["coverage"]);
+  EXPECT_EQ(receipts[0]["result"]["strength"], "weak");
+}
+
+// `--remeasures HASH` measures a finished trial's signals again, only on the trial's own inputs
+// and settings; its receipt names the trial.
+TEST(ForecastCli, RemeasuresAFinishedTrialOnItsOwnInputsOnly) {
+  const std::string dir = ScratchDir("forecast_remeasure");
+  const std::string ledger = dir + "/ledger.jsonl";
+  testing::WritePlantedPool(dir, 300, 0.3, 16, 41);
+  WritePlantedEval(dir, 79);
+  const std::string common = " --steps 40 --seeds 2 " + std::string(kModel) + " --quiet";
+  ASSERT_EQ(RunCli("trial --pool " + dir + "/pool.jsonl --target-select " + dir +
+                   "/target.jsonl --target-eval " + dir + "/eval.jsonl --eval-every 10 " +
+                   "--eval-windows 32 --out " + dir + "/trial --ledger " + ledger + common)
+                .exit_code,
+            0);
+  const std::string trial = Receipts(ledger).back()["hash"];
+  const std::string forecast = "forecast --pool " + dir + "/pool.jsonl --json --ledger " + ledger;
+  auto r = RunCli(forecast + " --target-select " + dir + "/target.jsonl --remeasures " + trial +
+                  common);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto receipts = Receipts(ledger);
+  ASSERT_EQ(receipts.size(), 3u);
+  EXPECT_EQ(receipts[2]["config"]["remeasures"], trial);
+  EXPECT_TRUE(receipts[2]["result"]["signals"].contains("xfit_bigram_gain"));
+  // Another target file, other settings, or a hash that is no trial: refused, nothing appended.
+  testing::WriteText(dir + "/other.jsonl", testing::ReadText(dir + "/target.jsonl") +
+                                               nlohmann::json{{"text", "one more"}}.dump() + "\n");
+  r = RunCli(forecast + " --target-select " + dir + "/other.jsonl --remeasures " + trial + common);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("other.jsonl"), std::string::npos) << r.err;
+  r = RunCli(forecast + " --target-select " + dir + "/target.jsonl --remeasures " + trial +
+             " --steps 40 --seeds 3 " + kModel + " --quiet");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("seeds"), std::string::npos) << r.err;
+  r = RunCli(forecast + " --target-select " + dir + "/target.jsonl --remeasures " +
+             receipts[0]["hash"].get<std::string>() + common);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(Receipts(ledger).size(), 3u);
+}
+
 TEST(ForecastCli, CalibratesFromTheLedgersLabelledTrials) {
   const std::string dir = ScratchDir("forecast_calibrate");
   const std::string ledger = dir + "/ledger.jsonl";

@@ -316,6 +316,25 @@ with open(os.path.join(a.run_dir, 'run.json'), 'w') as f:
                'dtype': 'float32', 'world_size': 1, 'torch': 'fake', 'compiled': False}, f)
 )PY";
 
+// A template pasted where the user stands: its relative paths are that folder's, though each launch
+// runs in its run folder; {start_dir} and PREFLIGHT_START_DIR name the folder.
+TEST(TrainerCli, RelativePathsInTheTemplateAreTheStartFolders) {
+  const std::string dir = ScratchDir("trainer_relative");
+  WriteData(dir, 43);
+  preflight::testing::WriteFakeTrainer(dir);
+  for (const std::string script : {"fake_trainer.py", "{start_dir}/fake_trainer.py"}) {
+    const std::string out = script[0] == '{' ? "placeholder" : "relative";
+    auto r = RunCli(TrialFlags(dir) + " --out " + dir + "/" + out +
+                        " --trainer cmd --trainer-cmd '/usr/bin/python3 " + script + "'",
+                    dir);
+    ASSERT_EQ(r.exit_code, 0) << script << ": " << r.err;
+    auto launch = nlohmann::json::parse(ReadText(dir + "/" + out + "/runs/random-s1/launch.json"));
+    EXPECT_EQ(launch["env"]["PREFLIGHT_START_DIR"], dir);
+    const std::string quoted = script[0] == '{' ? "'" + dir + "'" : dir;
+    EXPECT_EQ(launch["command"], "/usr/bin/python3 " + quoted + "/fake_trainer.py");
+  }
+}
+
 TEST(TrainerCli, TorchLaunchesItsScriptWithTheDocumentedCommandLine) {
   const std::string dir = ScratchDir("trainer_torch");
   WriteData(dir, 39);

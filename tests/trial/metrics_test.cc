@@ -196,6 +196,43 @@ TEST(BootstrapSaving, NeverCaughtUpResamplesSortBelowEverything) {
   EXPECT_TRUE(std::isfinite(b->gross.hi));
 }
 
+// A launched trainer's net in dollars: f's seconds and the arms' core-seconds each at their own
+// price is the net of f x p_f and costs x p_c, bit for bit, and unit prices leave the net as it
+// was (the builtin's).
+TEST(ComputeTrial, NetPricesPriceTheStepAndTheArmsApart) {
+  TrialInputs in = FourSeeds();
+  in.arms[1].cost_core_seconds = 40;
+  auto plain = ComputeTrial(in);
+  ASSERT_TRUE(plain.ok()) << plain.status().message();
+  in.prices = {3.5 / 3600, 0.0425 / 3600, "USD"};
+  auto priced = ComputeTrial(in);
+  ASSERT_TRUE(priced.ok()) << priced.status().message();
+  TrialInputs by_hand = in;
+  by_hand.prices = {};
+  by_hand.core_seconds_per_step = in.core_seconds_per_step * (3.5 / 3600);
+  for (Arm& arm : by_hand.arms) arm.cost_core_seconds *= 0.0425 / 3600;
+  auto hand = ComputeTrial(by_hand);
+  ASSERT_TRUE(hand.ok());
+  const Comparison& p = priced->comparisons[0];
+  const Comparison& h = hand->comparisons[0];
+  EXPECT_EQ(p.saving.net, h.saving.net);
+  EXPECT_EQ(p.ci.net.lo, h.ci.net.lo);
+  EXPECT_EQ(p.ci.net.hi, h.ci.net.hi);
+  for (size_t i = 0; i < p.per_seed.size(); ++i) {
+    EXPECT_EQ(p.per_seed[i].saving.net, h.per_seed[i].saving.net);
+  }
+  EXPECT_EQ(p.saving.gross, plain->comparisons[0].saving.gross);
+  EXPECT_GT(p.saving.net, plain->comparisons[0].saving.net);  // a core-second is cheap here
+  // The result keeps the seconds and the prices; the JSON adds the arms' costs in dollars.
+  EXPECT_EQ(priced->core_seconds_per_step, in.core_seconds_per_step);
+  EXPECT_EQ(p.arm_cost_core_seconds, 40);
+  const nlohmann::json j = TrialResultToJson(*priced);
+  EXPECT_EQ(j["comparisons"][0]["cost"]["arm_usd"], 40 * (0.0425 / 3600));
+  EXPECT_FALSE(TrialResultToJson(*plain)["comparisons"][0]["cost"].contains("arm_usd"));
+  in.prices.core_second = 0;
+  EXPECT_FALSE(ComputeTrial(in).ok());  // a price must be > 0
+}
+
 TEST(ComputeTrial, BaselineSeedBestAtStepZeroIsUndefinedNotAnError) {
   // The mean of the baseline improves (best at 400), but seed 2 alone is best at step 0.
   TrialInputs in = TwoArms({C(kSteps, {8, 4, 3, 2.5, 2.0}), C(kSteps, {1.0, 4, 3, 3, 3})},

@@ -106,13 +106,14 @@ class Gpt(torch.nn.Module):
                        self.fused_attention)[1]
 
 
-def make_optimizer(p, lr, weight_decay=0.1, betas=(0.9, 0.95), eps=1e-8):
-    """AdamW with weight decay on the matrices only (the engine's rule)."""
+def make_optimizer(p, lr, weight_decay=0.1, betas=(0.9, 0.95), eps=1e-8, **options):
+    """AdamW with weight decay on the matrices only (the engine's rule); options go to AdamW
+    (fused=True on a GPU with torch 2.x: torch_compat.adamw_options)."""
     decay = [p[n] for n, _, d in PARAMS if d]
     no_decay = [p[n] for n, _, d in PARAMS if not d]
     groups = [{"params": decay, "weight_decay": weight_decay},
               {"params": no_decay, "weight_decay": 0.0}]
-    return torch.optim.AdamW(groups, lr=lr, betas=betas, eps=eps)
+    return torch.optim.AdamW(groups, lr=lr, betas=betas, eps=eps, **options)
 
 
 def learning_rate(step, steps, warmup, max_lr, min_ratio):

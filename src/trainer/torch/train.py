@@ -12,7 +12,6 @@ divergence) or 1 (anything else).
         --run-dir RUN --model tiny --steps 300 --seed 1 --device cpu
 """
 import argparse
-import contextlib
 import hashlib
 import json
 import math
@@ -29,9 +28,11 @@ import numpy as np  # noqa: E402
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import engine  # noqa: E402
+import torch_compat  # noqa: E402
 from engine import InputError  # noqa: E402
 
 PROG = "train.py"
+COMPILE_CHOICES = ("auto", "on", "off")
 CHECKPOINT_FORMAT = "preflight-torch-checkpoint-1"
 
 
@@ -59,13 +60,17 @@ def parse_args(argv):
     ap.add_argument("--eval-windows", type=int, default=0, help="0: every window of the eval set")
     ap.add_argument("--threads", type=int, default=0, help="CPU threads (0: torch's default)")
     ap.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
-    ap.add_argument("--compile", choices=("auto", "on", "off"), default="auto",
-                    help="torch.compile (torch 2.x); auto: on for cuda")
+    ap.add_argument("--compile", choices=COMPILE_CHOICES,
+                    default=os.environ.get("PREFLIGHT_TORCH_COMPILE") or "auto",
+                    help="torch.compile (torch 2.x); auto: on for cuda; the default comes from "
+                         "$PREFLIGHT_TORCH_COMPILE when set (bench/gpu/run.sh decides it)")
     ap.add_argument("--init", help="initial weights, a PFINIT01 file (doc/trainers.md)")
     ap.add_argument("--dump-init", metavar="PATH",
                     help="write the engine's initial weights for the model and seed as a "
                          "PFINIT01 file, and exit")
     a = ap.parse_args(argv)
+    if a.compile not in COMPILE_CHOICES:  # argparse checks the flag, not the default
+        raise InputError("PREFLIGHT_TORCH_COMPILE is %r: auto, on or off" % a.compile)
     shape = dict(zip(("layers", "d_model", "heads", "context", "batch"),
                      engine.NAMED_MODELS[a.model]))
     for key in shape:
@@ -196,22 +201,22 @@ class Run:
         self.warmup_seconds = 0.0
 
     def autocast(self):
-        if self.cuda:
-            return self.torch.autocast(device_type="cuda", dtype=self.torch.bfloat16)
-        return contextlib.nullcontext()
+        return torch_compat.autocast(self.torch, self.cuda)
 
     def build(self, params):
         """The module on the device, the optimizer, and the training callable (compiled, DDP)."""
         torch, a = self.torch, self.a
         import torch_model
-        fused = self.cuda and hasattr(torch.nn.functional, "scaled_dot_product_attention")
-        self.model = torch_model.Gpt(params, a.layers, a.heads, fused).to(self.device)
-        self.opt = torch_model.make_optimizer(self.model.p, a.lr)
+        self.fused_attention = self.cuda and torch_compat.has_sdpa(torch)
+        self.model = torch_model.Gpt(params, a.layers, a.heads,
+                                     self.fused_attention).to(self.device)
+        self.adamw = torch_compat.adamw_options(torch, self.cuda)
+        self.opt = torch_model.make_optimizer(self.model.p, a.lr, **self.adamw)
         self.compiled = a.compile == "on" or (a.compile == "auto" and self.cuda)
-        if self.compiled and not hasattr(torch, "compile"):
+        can, why = torch_compat.can_compile(torch)
+        if self.compiled and not can:
             if a.compile == "on":
-                raise InputError("--compile on needs torch 2.x (this is torch %s)"
-                                 % torch.__version__)
+                raise InputError("--compile on: " + why)
             self.compiled = False
         step_model = self.model
         if self.dist.world > 1:
@@ -233,7 +238,7 @@ class Run:
             self.build(self.initial_params())
             return
         try:
-            ck = torch.load(self.ckpt_path, map_location="cpu")
+            ck = torch_compat.load_checkpoint(torch, self.ckpt_path)
         except Exception as e:  # a damaged file: say which
             raise InputError("%s: unreadable checkpoint (%s); delete it to start over"
                              % (self.ckpt_path, e))
@@ -413,6 +418,8 @@ class Run:
                "device": a.device, "dtype": "bfloat16" if self.cuda else "float32",
                "world_size": self.dist.world, "torch": torch.__version__,
                "compiled": self.compiled, "train_seconds": seconds,
+               "attention": "sdpa" if self.fused_attention else "explicit",
+               "adamw": "fused" if self.adamw.get("fused") else "default",
                "tokens_per_second": self.step * tokens_per_step / seconds if seconds else 0.0,
                "step_seconds": self.seconds, "eval_seconds": self.eval_seconds,
                "first_step_seconds": self.warmup_seconds,
@@ -453,7 +460,7 @@ def run(argv):
         torch.set_num_threads(a.threads)
     if a.device == "cuda":
         torch.cuda.set_device(dist.local_rank)
-        torch.backends.cuda.matmul.allow_tf32 = True
+        torch_compat.enable_tf32(torch)
     os.makedirs(a.run_dir, exist_ok=True)
     r = Run(a, dist, torch)
     dist.start(torch, a.device)
