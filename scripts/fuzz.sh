@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer harnesses (fuzz/: the JSONL, gzip and zstd readers and the ledger parser)
-# with clang, ASan and UBSan in build-fuzz/, and runs each for RUNS inputs (default 20000) from a
-# seed corpus made here on the fly. Fails on any crash, sanitizer report, leak or hang (an input
-# taking over 10 s); the input that did it is left in build-fuzz/fuzz-artifacts/.
+# Builds the libFuzzer harnesses (fuzz/: the JSONL, gzip and zstd readers, the ledger parser and
+# the curve readers of every format) with clang, ASan and UBSan in build-fuzz/, and runs each for
+# RUNS inputs (default 20000) from a seed corpus made here on the fly. Fails on any crash,
+# sanitizer report, leak or hang (an input taking over 10 s); the input that did it is left in
+# build-fuzz/fuzz-artifacts/.
 #
-# Usage: scripts/fuzz.sh [RUNS] [HARNESS...]    (harnesses: jsonl gzip zstd ledger; default all)
+# Usage: scripts/fuzz.sh [RUNS] [HARNESS...]    (harnesses: jsonl gzip zstd ledger curve_jsonl
+#        curve_csv curve_llmc curve_hf curve_nanogpt; default all)
 # Needs: clang libclang-rt-14-dev libomp-dev (scripts/install-deps.sh installs them).
 set -euo pipefail
 
 runs=${1:-20000}
 shift || true
 harnesses=("$@")
-[[ ${#harnesses[@]} -eq 0 ]] && harnesses=(jsonl gzip zstd ledger)
+[[ ${#harnesses[@]} -eq 0 ]] &&
+  harnesses=(jsonl gzip zstd ledger curve_jsonl curve_csv curve_llmc curve_hf curve_nanogpt)
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${PREFLIGHT_FUZZ_BUILD:-$root/build-fuzz}
 
@@ -45,6 +48,22 @@ for f in "$seeds"/jsonl/*; do
   { printf '\x01'; cat "$f"; } >"$seeds/zstd/$n.packed"
   { printf '\x00'; zstd -q -c "$f" | tail -c +5; } >"$seeds/zstd/$n.raw"
 done
+# Curves as trainers write them (doc/trainers.md), a resumed run's repeated steps, and a NaN.
+mkdir -p "$seeds"/curve_{jsonl,csv,llmc,hf,nanogpt}
+printf '{"step":0,"tokens":0,"eval_bpb":8.0}\n\n{"step":10,"tokens":640,"eval_loss":2.0,"eval_tokens":50}\n' \
+  >"$seeds/curve_jsonl/basic"
+printf '{"step":0,"eval_bpb":5}\n{"step":4,"eval_bpb":NaN}\n{"step":8,"eval_loss":-Infinity}\n' \
+  >"$seeds/curve_jsonl/nonfinite"
+printf 'step,val_loss,bpb,tokens\n0,2.5,3.6,0\n10,,,640\n20,2.1,3.0,1280\n' >"$seeds/curve_csv/basic"
+printf 'iter,step,train_loss,val_loss\r\n1,0,2.6,\r\n1,0,,2.5\r\n11,10,nan,inf\r\n' >"$seeds/curve_csv/litgpt"
+printf 's:0 trl:5.1\ns:0 tel:5.0\ns:10 trl:4.2\ns:10 tel:4.0\ns:10 tel:3.9\n' >"$seeds/curve_llmc/basic"
+printf '{"log_history":[{"step":0,"eval_loss":5.0,"num_input_tokens_seen":0},{"step":10,"loss":4.5},' \
+  >"$seeds/curve_hf/basic"
+printf '{"step":10,"eval_loss":4.0,"num_input_tokens_seen":640}],"global_step":10}\n' \
+  >>"$seeds/curve_hf/basic"
+printf 'step 0: train loss 5.1000, val loss 5.0000\niter 0: loss 5.1\nstep 10: train loss 4.0, val loss 4.1\n' \
+  >"$seeds/curve_nanogpt/basic"
+
 if [[ " ${harnesses[*]} " == *" ledger "* ]]; then
   # A valid ledger of one and of two receipts: the harness appends one to each input it reads.
   tmp=$(mktemp -d)

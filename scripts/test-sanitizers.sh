@@ -32,6 +32,6 @@ cmake --build "$root/build-asan" -j"$jobs" >/dev/null
 # The readers and the ledger parser under libFuzzer, briefly (a bench run of 10^6 inputs per
 # harness is `scripts/fuzz.sh 1000000`).
 if [[ "${PREFLIGHT_SKIP_FUZZ:-0}" != "1" ]]; then
-  echo "test-sanitizers: fuzzing the JSONL, gzip and zstd readers and the ledger parser (5000 inputs each)"
+  echo "test-sanitizers: fuzzing the corpus readers, the ledger parser and the curve readers (5000 inputs each)"
   "$root/scripts/fuzz.sh" 5000
 fi

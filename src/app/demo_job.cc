@@ -59,8 +59,9 @@ Result<DemoSelection> SelectWith(const DemoRequest& r, const BatteryTarget& t,
   if (!t.id_field.empty()) o.id_field = t.id_field;
   DemoSelection s;
   s.selector = selector;
+  std::string receipt;
+  RecordSelectionBeforeNaming(o, r.ledger_path, &receipt);
   PF_ASSIGN_OR_RETURN(s.result, select::RunSelection({t.pool}, {t.target_select}, o));
-  PF_RETURN_IF_ERROR(AppendSelectionReceipt(o, s.result, r.ledger_path).status());
   PF_ASSIGN_OR_RETURN(s.target_share, GenreShare(o.out_path, t.genre));
   return s;
 }

@@ -275,7 +275,14 @@ Result<LedgerSiteOutcome> BuildLedgerSite(const LedgerSiteRequest& request) {
     return Status::InvalidArgument("--out: a folder for the site is required");
   std::string out = request.out_dir;
   while (out.size() > 1 && out.back() == '/') out.pop_back();
-  // The site is built beside --out and renamed into place: that folder must take new files.
+  // The site is built beside --out and renamed into place: that folder must take new files, and
+  // --out must not be a link (the rename would replace the link, not fill what it points to).
+  if (IsSymbolicLink(out)) {
+    return Status::InvalidArgument(out +
+                                   ": --out names a symbolic link; the site is renamed into "
+                                   "place, which would replace the link itself: give the folder "
+                                   "it points to");
+  }
   PF_RETURN_IF_ERROR(ledger::CheckWritableFolder(DirName(out), "--out"));
   Result<ledger::VerifyReport> verified = ledger::Verify(path);
   if (!verified.ok()) {

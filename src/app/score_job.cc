@@ -10,6 +10,7 @@
 #include "base/file.h"
 #include "base/sha256.h"
 #include "ledger/ledger.h"
+#include "ledger/writable.h"
 #include "report/trial_report.h"
 #include "engine/data.h"
 #include "trainer/curve_reader.h"
@@ -23,7 +24,8 @@ namespace {
 constexpr char kNote[] =
     "These runs were made elsewhere: preflight did not make the arms, did not train the runs "
     "and did not check that they differ only in their data; it read the curves given (one per "
-    "seed, paired by order) and computed the numbers with the trial's arithmetic.";
+    "seed; the i-th of each arm make the i-th per-seed pair) and computed the numbers with the "
+    "trial's arithmetic (its interval resamples each arm's seeds independently).";
 
 Status CheckRequest(const ScoreRequest& r) {
   if (r.curated.empty() || r.random.empty()) {
@@ -199,7 +201,8 @@ Status WriteReport(const ScoreJob& job) {
   data.lab_record = nlohmann::json::object();
   data.facts = {{"made by", "elsewhere: preflight did not make the arms or train the runs"},
                 {"what preflight did", kNote},
-                {"runs", fmt::format("{} per arm, paired by order; {} steps",
+                {"runs", fmt::format("{} per arm (per-seed pairs by order; the interval "
+                                     "resamples each arm's seeds independently); {} steps",
                                      job.arms[0].curves.size(), job.result.budget_steps)},
                 {"loss unit", job.unit},
                 {"net saving", job.net_stated ? "from the stated cost (--selection-core-seconds, "
@@ -250,6 +253,8 @@ nlohmann::json ScoreJson(const ScoreJob& job) {
 Result<ScoreJob> RunScoreJob(const ScoreRequest& r) {
   PF_RETURN_IF_ERROR(CheckRequest(r));
   PF_RETURN_IF_ERROR(ledger::CheckAppendable(r.ledger_path));
+  // Before any work, as a trial's: an --out that cannot be written is bad usage (exit 2).
+  PF_RETURN_IF_ERROR(ledger::CheckWritableFolder(r.out_dir, "--out"));
   CostMeter meter;
   ScoreJob job;
   job.request = r;

@@ -1,7 +1,5 @@
 #include "app/select_receipt.h"
 
-#include <cstdio>
-
 #include "ledger/receipt.h"
 
 namespace preflight::app {
@@ -37,12 +35,15 @@ Result<std::string> AppendSelectionReceipt(const select::SelectOptions& o,
   // Selection is hashing and counting, not floating-point work: its FLOPs are not counted
   // (recorded as 0); its cost is the measured core-seconds.
   receipt.core_seconds = result.core_seconds;
-  auto hash = ledger::AppendReceipt(ledger_path, receipt);
-  if (!hash.ok()) {
-    std::remove(o.out_path.c_str());
-    std::remove(ManifestPath(o).c_str());
-  }
-  return hash;
+  return ledger::AppendReceipt(ledger_path, receipt);
+}
+
+void RecordSelectionBeforeNaming(select::SelectOptions& o, const std::string& ledger_path,
+                                 std::string* receipt_hash) {
+  o.before_naming_output = [&o, ledger_path, receipt_hash](const select::SelectionResult& r) {
+    PF_ASSIGN_OR_RETURN(*receipt_hash, AppendSelectionReceipt(o, r, ledger_path));
+    return Status::Ok();
+  };
 }
 
 }  // namespace preflight::app

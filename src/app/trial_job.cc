@@ -36,6 +36,59 @@ forecast::ForecastArms ForecastArmsOf(const std::vector<trial::MadeArm>& made) {
   return arms;  // the trial charges the selections to its arms: the forecast pays for none
 }
 
+// The forecast receipt hash a folder's trial.json names ("" when none: a new folder, or a trial
+// killed before its forecast). Read before this invocation writes the folder.
+std::string RecordedForecastHash(const std::string& out_dir) {
+  auto json = ReadJsonFile(trial::RunFolder(out_dir).manifest_path());
+  if (!json.ok() || !json->is_object() || !json->contains("config")) return "";
+  const nlohmann::json& config = (*json)["config"];
+  if (!config.is_object() || !config.contains("forecast") || !config["forecast"].is_string()) {
+    return "";
+  }
+  return config["forecast"].get<std::string>();
+}
+
+// The forecast receipt `hash` of the ledger, as the job that made it held it; nullopt when the
+// ledger has no such forecast (another ledger, or one that cannot be read).
+std::optional<ForecastJob> ForecastFromReceipt(const std::string& ledger_path,
+                                               const std::string& hash) {
+  if (hash.empty()) return std::nullopt;
+  // Found by its text ("hash":"<hash>" in the canonical line): no other line is parsed.
+  auto text = ReadFileToString(ledger_path);
+  const size_t at = text.ok() ? text->find("\"hash\":\"" + hash + "\"") : std::string::npos;
+  if (at == std::string::npos) return std::nullopt;
+  const size_t newline = text->rfind('\n', at);
+  const size_t begin = newline == std::string::npos ? 0 : newline + 1;
+  const nlohmann::json r =
+      nlohmann::json::parse(text->substr(begin, text->find('\n', at) - begin), nullptr, false);
+  if (!r.is_object() || r.value("hash", "") != hash || r.value("kind", "") != "forecast" ||
+      !r.contains("result") || !r["result"].is_object()) {
+    return std::nullopt;
+  }
+  const nlohmann::json& res = r["result"];
+  ForecastJob f;
+  f.receipt_hash = hash;
+  f.outcome.result = res;
+  f.outcome.signals = res.value("signals", nlohmann::json::object());
+  forecast::Prediction& p = f.outcome.prediction;
+  p.verdict = res.value("verdict", "");
+  p.strength = res.value("strength", "");
+  p.probability = res.value("probability", 0.5);
+  p.saving = res.value("predicted_saving", 0.0);
+  p.expected = res.value("expected_saving", 0.0);
+  p.decision_cost = res.value("decision_cost", 0.0);
+  const nlohmann::json interval = res.value("interval", nlohmann::json::array());
+  if (interval.size() == 2 && interval[0].is_number() && interval[1].is_number()) {
+    p.lo = interval[0].get<double>();
+    p.hi = interval[1].get<double>();
+  }
+  const nlohmann::json cost = res.value("cost", nlohmann::json::object());
+  f.outcome.core_seconds = cost.value("core_seconds", 0.0);
+  f.outcome.fraction_of_trial = cost.value("fraction_of_trial", 0.0);
+  f.outcome.trial_core_seconds = cost.value("trial_core_seconds_estimate", 0.0);
+  return f;
+}
+
 Status AppendReceiptAndResult(TrialJob& job, const std::string& ledger_path,
                               const nlohmann::json& plan) {
   ledger::Receipt receipt;
@@ -89,8 +142,16 @@ Result<TrialJob> RunTrialJob(const TrialRequest& request, const TrialObserver& o
     forecast::ForecastConfig fc = ForecastConfigFor(config);
     fc.group = request.group;
     PF_ASSIGN_OR_RETURN(fc.calibration, LoadCalibration(request.ledger_path));
+    const std::string earlier = RecordedForecastHash(config.out_dir);
     before_training =
-        [&, fc](const std::vector<trial::MadeArm>& arms) -> Result<trial::ForecastCharge> {
+        [&, fc, earlier](const std::vector<trial::MadeArm>& arms) -> Result<trial::ForecastCharge> {
+      // A rerun (a resume, or after a failed run) tests the forecast the first invocation made.
+      if (std::optional<ForecastJob> made = ForecastFromReceipt(request.ledger_path, earlier)) {
+        note("forecast: " + made->outcome.prediction.verdict + ", receipt " +
+             earlier.substr(0, 16) + " (made by an earlier invocation of this trial)");
+        forecast = std::move(made);
+        return trial::ForecastCharge{earlier, forecast->outcome.core_seconds};
+      }
       PF_ASSIGN_OR_RETURN(ForecastJob f,
                           RunForecastJob(fc, request.ledger_path, ForecastArmsOf(arms),
                                          [&](const std::string& s) { note("forecast: " + s); }));
@@ -109,6 +170,7 @@ Result<TrialJob> RunTrialJob(const TrialRequest& request, const TrialObserver& o
   job.outcome = std::move(outcome);
   if (!job.outcome.leader) return job;
   job.forecast = std::move(forecast);
+  for (const std::string& w : job.outcome.warnings) note("warning: " + w);
   PF_RETURN_IF_ERROR(Narrate(job));
   job.report_path = trial::RunFolder(job.outcome.out_dir).ReportPath();
   PF_RETURN_IF_ERROR(AppendReceiptAndResult(job, request.ledger_path, request.plan));

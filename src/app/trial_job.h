@@ -2,7 +2,8 @@
 // The trial a user runs (`preflight trial`, and every target of `battery` and `demo`):
 //   1. check every input before anything is written (trial::CheckTrial);
 //   2. make the arms once (trial::RunTrial), and on those same arms run the forecast the trial
-//      tests, appending its receipt before any training step;
+//      tests, appending its receipt before any training step (a rerun of the trial tests the
+//      forecast its folder names, without a second receipt);
 //   3. train, compute the numbers, append the trial receipt, write result.json and report.html
 //      (which shows the receipt's hash).
 // Under mpirun the runs are spread over the ranks (mpi/); only rank 0 writes and prints.
@@ -11,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "app/forecast_job.h"
 #include "base/status.h"
@@ -37,7 +39,9 @@ struct TrialObserver {
 
 struct TrialJob {
   trial::TrialOutcome outcome;
-  std::optional<ForecastJob> forecast;  // the forecast under test, when this job made it
+  // The forecast under test, when this job made it, or (a rerun of a trial whose folder names
+  // one in this ledger) as its receipt recorded it: one trial, one forecast receipt.
+  std::optional<ForecastJob> forecast;
   // The forecast under test as result.json recorded it (LoadTrialJob); null otherwise.
   nlohmann::json recorded_forecast;
   nlohmann::json lab_record;            // {summary, question, falsifier, finding, ...}

@@ -25,7 +25,34 @@ Status FsyncDirectory(const std::string& dir) {
   return Status::Ok();
 }
 
+// What a file type is called in messages.
+std::string KindOf(mode_t mode) {
+  if (S_ISDIR(mode)) return "a folder";
+  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  return "a file of another kind";
+}
+
 }  // namespace
+
+Status CheckReplaceableFile(const std::string& path, const std::string& flag) {
+  struct stat st;
+  if (::lstat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode)) return Status::Ok();
+  if (S_ISLNK(st.st_mode)) {
+    std::error_code ec;
+    const std::filesystem::path target = std::filesystem::read_symlink(path, ec);
+    return Status::InvalidArgument(
+        path + ": " + flag + " names a symbolic link" +
+        (ec ? std::string() : " (to " + target.string() + ")") +
+        "; preflight renames a new file into place, which would replace the link itself: give "
+        "the path it points to, or remove the link");
+  }
+  return Status::InvalidArgument(path + ": " + flag + " names " + KindOf(st.st_mode) +
+                                 ", not a regular file; preflight renames a new file into "
+                                 "place, which would replace it: choose another path");
+}
 
 std::vector<std::string> RemoveStaleTemporaries(const std::string& path) {
   std::vector<std::string> removed;
@@ -55,6 +82,7 @@ AtomicFile::~AtomicFile() { Abandon(); }
 
 Status AtomicFile::Open(const std::string& path) {
   Abandon();
+  PF_RETURN_IF_ERROR(CheckReplaceableFile(path, "the output path"));
   RemoveStaleTemporaries(path);
   path_ = path;
   tmp_path_ = path + ".tmp." + std::to_string(::getpid());
@@ -76,19 +104,38 @@ Status AtomicFile::Write(std::string_view bytes) {
   return Status::Ok();
 }
 
-Status AtomicFile::Commit() {
-  if (file_ == nullptr) return Status::Internal(path_ + ": commit of a file that is not open");
+Status AtomicFile::Flush() {
+  if (flushed_) return Status::Ok();
+  if (file_ == nullptr) return Status::Internal(path_ + ": flush of a file that is not open");
   bool ok = std::fflush(file_) == 0 && ::fsync(::fileno(file_)) == 0;
   std::string why = ok ? "" : ErrnoText();
   ok = (std::fclose(file_) == 0) && ok;
   file_ = nullptr;
   if (!ok) {
     std::remove(tmp_path_.c_str());
+    tmp_path_.clear();
     return Status::IOError(path_ + ": could not flush output (" + why + ")");
+  }
+  flushed_ = true;
+  return Status::Ok();
+}
+
+Status AtomicFile::Commit() {
+  if (file_ == nullptr && !flushed_) {
+    return Status::Internal(path_ + ": commit of a file that is not open");
+  }
+  PF_RETURN_IF_ERROR(Flush());
+  flushed_ = false;
+  // Checked again at the last moment: something may have been put there since Open().
+  if (Status st = CheckReplaceableFile(path_, "the output path"); !st.ok()) {
+    std::remove(tmp_path_.c_str());
+    tmp_path_.clear();
+    return st;
   }
   if (std::rename(tmp_path_.c_str(), path_.c_str()) != 0) {
     std::string err = ErrnoText();
     std::remove(tmp_path_.c_str());
+    tmp_path_.clear();
     return Status::IOError(path_ + ": could not rename output into place (" + err + ")");
   }
   tmp_path_.clear();
@@ -96,6 +143,7 @@ Status AtomicFile::Commit() {
 }
 
 void AtomicFile::Abandon() {
+  flushed_ = false;
   if (file_ != nullptr) {
     std::fclose(file_);
     file_ = nullptr;
@@ -130,6 +178,11 @@ bool PathExists(const std::string& path) {
 bool IsDirectory(const std::string& path) {
   struct stat st;
   return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+bool IsSymbolicLink(const std::string& path) {
+  struct stat st;
+  return ::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode);
 }
 
 Result<uint64_t> FileSize(const std::string& path) {

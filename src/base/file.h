@@ -2,6 +2,9 @@
 // The one place that talks to the file system. Everything that writes output goes through
 // AtomicFile: bytes go to a temporary file beside the destination, are fsync'ed, and are renamed
 // over it only on Commit(). A crash, an error or a destructor without Commit() leaves no file.
+// The rename replaces only a regular file: a destination that is a folder, a symbolic link, a
+// FIFO, a socket or a device is refused (CheckReplaceableFile) before the temporary is made and
+// again just before the rename, so an --out that names one is never destroyed.
 // Not thread-safe: one writer per AtomicFile.
 
 #include <cstdint>
@@ -21,12 +24,16 @@ class AtomicFile {
   AtomicFile& operator=(const AtomicFile&) = delete;
   ~AtomicFile();  // Removes the temporary file unless Commit() succeeded.
 
-  // Creates the temporary file `path`.tmp.<pid>. Fails with IOError naming `path` if its folder
-  // is not writable. First removes the stale temporaries of `path` that killed runs left
-  // (RemoveStaleTemporaries).
+  // Creates the temporary file `path`.tmp.<pid>. InvalidArgument when `path` exists and is not a
+  // regular file (CheckReplaceableFile); IOError naming `path` if its folder is not writable.
+  // First removes the stale temporaries of `path` that killed runs left (RemoveStaleTemporaries).
   Status Open(const std::string& path);
   Status Write(std::string_view bytes);
-  // fsync, rename over the destination, fsync the folder.
+  // Flushes, fsyncs and closes the temporary: its bytes are all on disk, not yet named. Commit()
+  // does it when it has not been done.
+  Status Flush();
+  // Flush, rename over the destination, fsync the folder. InvalidArgument (the temporary
+  // removed) when the destination became something other than a regular file since Open().
   Status Commit();
   // Drops the temporary file; the destination is untouched.
   void Abandon();
@@ -38,6 +45,7 @@ class AtomicFile {
   std::string path_;
   std::string tmp_path_;
   std::FILE* file_ = nullptr;
+  bool flushed_ = false;  // the temporary is complete and closed (Flush)
   uint64_t bytes_written_ = 0;
 };
 
@@ -47,6 +55,13 @@ class AtomicFile {
 // removed is left and not returned. Processes are looked up in this machine's pid namespace.
 std::vector<std::string> RemoveStaleTemporaries(const std::string& path);
 
+// OK when `path` does not exist or is a regular file; else InvalidArgument naming `path`, `flag`
+// (what named it, e.g. "--out") and what it is ("a FIFO (named pipe)", "a symbolic link (to T)",
+// "a character device", "a folder", ...). Symbolic links are refused, not written through: a rename
+// replaces the link itself, and writing to its target would put the output (and the files written
+// beside it: manifest, temporaries) in two different folders.
+Status CheckReplaceableFile(const std::string& path, const std::string& flag);
+
 // Writes `contents` to `path` atomically.
 Status WriteFileAtomically(const std::string& path, std::string_view contents);
 
@@ -54,7 +69,8 @@ Status WriteFileAtomically(const std::string& path, std::string_view contents);
 Result<std::string> ReadFileToString(const std::string& path);
 
 bool PathExists(const std::string& path);
-bool IsDirectory(const std::string& path);
+bool IsDirectory(const std::string& path);     // follows a symbolic link
+bool IsSymbolicLink(const std::string& path);  // the path itself (lstat)
 Result<uint64_t> FileSize(const std::string& path);
 // mkdir -p.
 Status MakeDirectories(const std::string& path);

@@ -18,6 +18,8 @@ class Sha256 {
   void Update(std::string_view bytes);
   // Lower-case hex digest. The hasher may not be updated afterwards.
   std::string HexDigest();
+  // The digest of the bytes so far; the hasher goes on (a copy of its state is finished).
+  std::string HexDigestSoFar() const;
 
   static std::string Hex(std::string_view bytes);  // One-shot convenience.
 

@@ -55,7 +55,10 @@ int RunBattery(int argc, char** argv) {
   if (Status st = ApplyPriceFlags(prices, base); !st.ok()) return Fail("battery", st);
   TrialProgressBar bar(quiet);
   auto job = app::RunBatteryJob(r, bar.Observer());
-  if (!job.ok()) return Fail("battery", job.status());
+  if (!job.ok()) {
+    bar.Stop();  // not "done": the error follows
+    return Fail("battery", job.status());
+  }
   if (!job->leader) return 0;  // an MPI rank other than 0: rank 0 reports
   if (json) {
     EmitJson(app::BatteryJson(*job));

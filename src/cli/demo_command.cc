@@ -65,7 +65,10 @@ int RunDemo(int argc, char** argv) {
   }
   TrialProgressBar bar(quiet);
   auto job = app::RunDemoJob(r, bar.Observer());
-  if (!job.ok()) return Fail("demo", job.status());
+  if (!job.ok()) {
+    bar.Stop();  // not "done": the error follows
+    return Fail("demo", job.status());
+  }
   std::printf("%s", app::DemoText(*job).c_str());
   return 0;
 }

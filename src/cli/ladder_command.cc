@@ -132,7 +132,10 @@ int RunLadder(int argc, char** argv) {
   if (Status st = Resolve(f); !st.ok()) return Fail("ladder", st);
   TrialProgressBar bar(f.quiet);
   auto job = app::RunLadderJob(f.request, bar.Observer());
-  if (!job.ok()) return Fail("ladder", job.status());
+  if (!job.ok()) {
+    bar.Stop();  // not "done": the error follows
+    return Fail("ladder", job.status());
+  }
   if (f.json) {
     EmitJson(app::LadderJson(*job));
   } else {

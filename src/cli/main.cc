@@ -2,6 +2,7 @@
 // The binary is a thin dispatcher; each subcommand lives in src/cli/<name>_command.cc.
 
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -11,6 +12,7 @@
 
 #include "base/version.h"
 #include "cli/commands.h"
+#include "trainer/process_group.h"
 #ifdef PREFLIGHT_HAVE_DIST
 #include "mpi/ranks.h"
 #endif
@@ -65,6 +67,31 @@ void ReexecWithPassiveWait(char** argv) {
   execv("/proc/self/exe", argv);  // Returns only on failure: then go on with the default policy.
 }
 
+// SIGINT, SIGTERM or SIGHUP: launched trainers lead process groups of their own (a terminal's
+// Ctrl-C no longer reaches them), so every live one is ended first (SIGTERM, SIGKILL after a
+// grace period: trainer/process_group.h), then preflight dies of the signal as it did before.
+// Async-signal-safe. SA_RESETHAND has restored the default action; the signal raised here is
+// blocked until the handler returns, and then ends the process.
+void OnTerminatingSignal(int sig) {
+  preflight::trainer::EndRegisteredGroups();
+  ::raise(sig);
+}
+
+void EndLaunchesOnTerminatingSignals() {
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    struct sigaction current {};
+    if (::sigaction(sig, nullptr, &current) != 0 || current.sa_handler == SIG_IGN) {
+      continue;  // ignored (nohup, a background job of a script): leave it so
+    }
+    struct sigaction action {};
+    action.sa_handler = OnTerminatingSignal;
+    sigemptyset(&action.sa_mask);
+    for (int other : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&action.sa_mask, other);
+    action.sa_flags = SA_RESETHAND;
+    ::sigaction(sig, &action, nullptr);
+  }
+}
+
 #ifdef PREFLIGHT_HAVE_DIST
 // The commands that share their work between MPI ranks (doc/mpi.md); under more than one rank
 // any other would run once per rank over the same files, so it is refused. demo belongs here once
@@ -102,6 +129,8 @@ int main(int argc, char** argv) {
       ::close(null);
     }
   }
+  // Launched trainers are refused under several ranks (mpirun handles its ranks' signals).
+  if (preflight::mpi::Size() <= 1) EndLaunchesOnTerminatingSignals();
   int code = 0;
   if (preflight::mpi::Size() > 1 && argc >= 2 && !SharesWorkOverRanks(argv[1])) {
     if (preflight::mpi::Rank() == 0) {
@@ -118,6 +147,7 @@ int main(int argc, char** argv) {
   preflight::mpi::Finalize();
   return code;
 #else
+  EndLaunchesOnTerminatingSignals();
   return Dispatch(argc, argv);
 #endif
 }

@@ -59,16 +59,21 @@ void Progress::Update(double done, const std::string& note) {
   }
   last_draw_ = now;
   last_decile_ = decile;
-  double elapsed = now - start_;
-  double rate = elapsed > 0 ? done / elapsed : 0;
-  double eta = rate > 0 ? (total_ - done) / rate : -1;
-  std::string rate_text = unit_ == "B"
-                              ? HumanBytes(rate) + "/s"
-                              : std::to_string(static_cast<long>(rate)) + " " + unit_ + "/s";
-  std::fprintf(stderr, "%s%s %5.1f%% | %s | ETA %s%s%s%s", tty_ ? "\r\033[K" : "", label_.c_str(),
-               100.0 * frac, rate_text.c_str(), HumanDuration(eta).c_str(),
-               note.empty() ? "" : " | ", note.c_str(), tty_ ? "" : "\n");
+  std::fprintf(stderr, "%s%s %5.1f%%%s%s%s%s", tty_ ? "\r\033[K" : "", label_.c_str(), 100.0 * frac,
+               RateText(done, now - start_).c_str(), note.empty() ? "" : " | ", note.c_str(),
+               tty_ ? "" : "\n");
   std::fflush(stderr);
+}
+
+std::string Progress::RateText(double done, double elapsed) const {
+  // Nothing done yet, or too short a time to measure a rate by (a small input read at once
+  // showed "227.8 GB/s"): no rate and no ETA rather than an impossible or empty one.
+  if (!(done > 0) || elapsed < kMinRateSeconds) return "";
+  const double rate = done / elapsed;
+  const std::string rate_text = unit_ == "B"
+                                    ? HumanBytes(rate) + "/s"
+                                    : std::to_string(std::lround(rate)) + " " + unit_ + "/s";
+  return " | " + rate_text + " | ETA " + HumanDuration((total_ - done) / rate);
 }
 
 void Progress::Finish(const std::string& note) {
@@ -77,6 +82,13 @@ void Progress::Finish(const std::string& note) {
   double elapsed = WallSeconds() - start_;
   std::fprintf(stderr, "%s%s done in %s%s%s\n", tty_ ? "\r\033[K" : "", label_.c_str(),
                HumanDuration(elapsed).c_str(), note.empty() ? "" : " | ", note.c_str());
+}
+
+void Progress::Stop() {
+  if (!enabled_ || finished_) return;
+  finished_ = true;
+  std::fprintf(stderr, "%s%s stopped after %s\n", tty_ ? "\r\033[K" : "", label_.c_str(),
+               HumanDuration(WallSeconds() - start_).c_str());
 }
 
 }  // namespace preflight::cli

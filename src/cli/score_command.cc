@@ -20,7 +20,9 @@ void AddFlags(CLI::App& app, ScoreFlags& f) {
   app::ScoreRequest& r = f.request;
   r.ledger_path = ledger::DefaultLedgerPath();
   app.add_option("--curated", r.curated, "the curated arm's curves, one file per seed")->required();
-  app.add_option("--random", r.random, "the random arm's curves, one per seed, same order")
+  app.add_option("--random", r.random,
+                 "the random arm's curves, one per seed, in the order of --curated's seeds "
+                 "(the per-seed pairs)")
       ->required();
   app.add_option("--curve-format", r.curve_format, "auto | jsonl | csv | llmc | hf | nanogpt")
       ->capture_default_str();
@@ -61,12 +63,15 @@ void AddFlags(CLI::App& app, ScoreFlags& f) {
 int RunScore(int argc, char** argv) {
   CLI::App app;
   Describe(app, "score",
-           "Score runs made elsewhere: one eval curve per seed for each arm (paired by order),\n"
-           "read in any format a trial reads (doc/trainers.md), give the compute the curated arm\n"
-           "saved (gross; net where --selection-core-seconds and --step-seconds state the cost),\n"
-           "its 95% bootstrap interval, and the regime check where the arms' documents and the\n"
-           "eval set are given. Writes OUT/result.json, OUT/report.html and a 'score' receipt,\n"
-           "each saying that preflight did not make the arms or train the runs.\n\n"
+           "Score runs made elsewhere: one eval curve per seed for each arm, read in any format\n"
+           "a trial reads (doc/trainers.md), give the compute the curated arm saved (gross; net\n"
+           "where --selection-core-seconds and --step-seconds state the cost), its 95% interval,\n"
+           "and the regime check where the arms' documents and the eval set are given. The\n"
+           "saving is on the mean curve of each arm; the interval is the trial's bootstrap, which\n"
+           "resamples each arm's seeds independently (unpaired, doc/metrics.md); the i-th\n"
+           "--curated and i-th --random curve make the i-th per-seed pair (per_seed). Writes\n"
+           "OUT/result.json, OUT/report.html and a 'score' receipt, each saying that preflight\n"
+           "did not make the arms or train the runs.\n\n"
            "Example (nanoGPT's logs of two seeds per arm):\n"
            "  preflight score --curated cur1/log.txt cur2/log.txt --random rnd1/log.txt \\\n"
            "      rnd2/log.txt --curve-format nanogpt --eval-tokens 2466 --eval-bytes 10240 \\\n"

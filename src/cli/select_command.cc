@@ -235,6 +235,8 @@ int RunSelect(int argc, char** argv) {
   group = mpi::MakeSelectionGroup();
 #endif
   const bool leader = !group || group->leader();
+  std::string receipt;
+  app::RecordSelectionBeforeNaming(o, f.ledger_path, &receipt);
   auto result = select::RunSelection(f.pool, f.target, o,
                                      leader ? progress : select::StageProgress(), group.get());
   if (bar) bar->Finish();
@@ -244,9 +246,13 @@ int RunSelect(int argc, char** argv) {
   }
   if (!leader) return 0;
   PrintSkipped(*result);
-  auto hash = app::AppendSelectionReceipt(o, *result, f.ledger_path);
-  if (!hash.ok()) return Fail("select", hash.status());
-  PrintResult(f, *result, *hash);
+  if (result->replaced_orphan) {
+    std::fprintf(stderr,
+                 "preflight select: replaced %s, an output without its manifest (left by an "
+                 "interrupted selection)\n",
+                 o.out_path.c_str());
+  }
+  PrintResult(f, *result, receipt);
   return 0;
 }
 

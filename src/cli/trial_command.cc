@@ -148,7 +148,10 @@ int RunTrial(int argc, char** argv) {
   }
   TrialProgressBar bar(f.quiet);
   auto job = app::RunTrialJob({f.config, f.ledger_path, true, "", f.plan}, bar.Observer());
-  if (!job.ok()) return Fail("trial", job.status());
+  if (!job.ok()) {
+    bar.Stop();  // not "done": the error follows
+    return Fail("trial", job.status());
+  }
   if (!job->outcome.leader) return 0;  // an MPI rank other than 0: rank 0 prints
   if (f.json) {
     EmitJson(app::TrialJson(*job));

@@ -68,7 +68,9 @@ const char kTrainerHelp[] =
     "PREFLIGHT_<NAME>: {arm} {seed} {run_dir} {train_bin} {train_jsonl} {train_llmc} {eval_bin}\n"
     "{eval_jsonl} {eval_llmc} {steps} {tokens_per_step} {eval_every} {eval_bytes} {curve} ...\n"
     "The run writes its curve to {curve} (jsonl: {\"step\",\"tokens\",\"eval_bpb\"} per eval, or\n"
-    "--curve-format csv|llmc|hf|nanogpt); --parallel N runs N at a time. Example:\n"
+    "--curve-format csv|llmc|hf|nanogpt); --parallel N runs N at a time. Each run is its own\n"
+    "process group, ended with the trial (Ctrl-C, SIGTERM) and by --run-timeout (none by\n"
+    "default) or --stall-timeout (no change in its curve or logs for 1800 s). Example:\n"
     "  --trainer cmd --parallel 2 --trainer-cmd 'python3 my_train.py --data {train_bin} \\\n"
     "      --eval {eval_bin} --steps {steps} --eval-every {eval_every} --seed {seed} \\\n"
     "      --curve {curve}'\n";
@@ -100,6 +102,15 @@ void AddTrainerFlags(CLI::App& app, trainer::TrainerSpec& t, app::PriceFlags& pr
   app.add_option("--params", t.params, "the trainer's parameters, when its run.json omits them");
   app.add_option("--flops-per-step", t.flops_per_step,
                  "the trainer's FLOPs per step, when its run.json omits them");
+  app.add_option("--run-timeout", t.run_timeout,
+                 "torch, cmd: seconds a launched run may take; past them it is stopped (its "
+                 "whole process group: SIGTERM, SIGKILL 5 s later) and the trial exits 1 with "
+                 "its log tail (0 = no limit)")
+      ->capture_default_str();
+  app.add_option("--stall-timeout", t.stall_timeout,
+                 "torch, cmd: seconds a launched run may go without its curve or its logs "
+                 "changing; then it is stopped likewise (0 = no limit)")
+      ->capture_default_str();
   app.add_option("--gpu", prices.gpu,
                  "torch, cmd: the net in dollars prices training at this GPU's catalogue price: " +
                      cost::KnownGpuNames());

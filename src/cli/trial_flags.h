@@ -33,8 +33,9 @@ void AddEvalFlags(CLI::App& app, trial::TrialConfig& config);
 void AddThreadFlags(CLI::App& app, trial::TrialConfig& config);
 
 // --trainer, --trainer-cmd, --parallel, --device, --torch-launcher, --curve-format,
-// --curve-file, --curve-columns, --eval-tokens, --params, --flops-per-step (doc/trainers.md),
-// and the prices of a launched trainer's net: --gpu, --price, --cpu-price.
+// --curve-file, --curve-columns, --eval-tokens, --params, --flops-per-step, --run-timeout,
+// --stall-timeout (doc/trainers.md), and the prices of a launched trainer's net: --gpu, --price,
+// --cpu-price.
 void AddTrainerFlags(CLI::App& app, trainer::TrainerSpec& spec, app::PriceFlags& prices);
 
 // config.prices from the price flags and config's trainer and threads (app/trial_prices.h).

@@ -12,6 +12,12 @@ TrialProgressBar::~TrialProgressBar() {
   if (bar_) bar_->Finish();
 }
 
+void TrialProgressBar::Stop() {
+  if (bar_) bar_->Stop();
+  bar_.reset();
+  stage_.clear();
+}
+
 app::TrialObserver TrialProgressBar::Observer() {
   return {[this](const trial::TrialProgress& p) { OnProgress(p); },
           [this](const std::string& line) { OnNote(line); }};
@@ -27,9 +33,11 @@ void TrialProgressBar::OnProgress(const trial::TrialProgress& p) {
     bar_ = std::make_unique<Progress>(label, static_cast<double>(std::max<int64_t>(1, p.steps)),
                                       "step");
   }
-  bar_->Update(
-      static_cast<double>(p.step),
-      p.steps > 0 ? fmt::format("loss {:.3f} | {:.0f} tok/s", p.loss, p.tokens_per_second) : "");
+  std::string note = p.note;
+  if (note.empty() && p.steps > 0) {
+    note = fmt::format("loss {:.3f} | {:.0f} tok/s", p.loss, p.tokens_per_second);
+  }
+  bar_->Update(static_cast<double>(p.step), note);
 }
 
 void TrialProgressBar::OnNote(const std::string& line) {

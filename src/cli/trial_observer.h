@@ -14,8 +14,10 @@ namespace preflight::cli {
 class TrialProgressBar {
  public:
   explicit TrialProgressBar(bool quiet);
-  ~TrialProgressBar();
+  ~TrialProgressBar();  // the last bar finishes: "done in ..."
   app::TrialObserver Observer();
+  // The job failed: the bar in progress ends as stopped, not done.
+  void Stop();
 
  private:
   void OnProgress(const trial::TrialProgress& p);

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <optional>
 #include <string_view>
 
 #include "base/clock.h"
@@ -15,6 +16,7 @@
 #include "base/sha256.h"
 #include "base/version.h"
 #include "ledger/receipt.h"
+#include "ledger/verified_mark.h"
 #include "ledger/writable.h"
 
 namespace preflight::ledger {
@@ -70,6 +72,17 @@ class LockedFd {
  private:
   int fd_ = -1;
 };
+
+// The ledger is appended to in place: a FIFO or a device would swallow or block its lines.
+Status RegularFile(int fd, const std::string& path) {
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    return Status::InvalidArgument(path +
+                                   ": the ledger is not a regular file; choose another "
+                                   "--ledger");
+  }
+  return Status::Ok();
+}
 
 Status PreadAll(int fd, char* buf, size_t n, off_t offset, const std::string& path) {
   while (n > 0) {
@@ -294,6 +307,66 @@ Result<std::string> TipHash(int fd, off_t size, const std::string& path) {
   return (*parsed)["hash"].get<std::string>();
 }
 
+// Hashes the bytes [0, end) into `digest`, counting their newlines.
+Status HashPrefix(int fd, off_t end, const std::string& path, Sha256& digest, int64_t* newlines) {
+  std::string buf(1 << 20, '\0');
+  for (off_t off = 0; off < end;) {
+    const size_t n = static_cast<size_t>(std::min<off_t>(end - off, buf.size()));
+    PF_RETURN_IF_ERROR(PreadAll(fd, buf.data(), n, off, path));
+    const std::string_view chunk(buf.data(), n);
+    digest.Update(chunk);
+    *newlines += std::count(chunk.begin(), chunk.end(), '\n');
+    off += static_cast<off_t>(n);
+  }
+  return Status::Ok();
+}
+
+// The chain of a ledger of `size` bytes, checked before a line is appended to it, and its tip's
+// hash (the new line's prev). The bytes still covered by the verified mark (verified_mark.h) are
+// hashed, not parsed; every line after them is checked as Verify checks it. `digest` has hashed
+// the ledger's bytes [0, size) on return (the next mark is made from it). Corruption naming the
+// first bad line, and saying that nothing is appended to a ledger that fails verification.
+Result<std::string> CheckChainBeforeAppend(int fd, off_t size, const std::string& path,
+                                           Sha256& digest) {
+  if (size == 0) return std::string(kGenesisHash);
+  // A cut-off or unreadable last line is named as it always was.
+  PF_RETURN_IF_ERROR(TipHash(fd, size, path).status());
+  off_t verified_to = 0, hashed_to = 0;
+  int64_t lines_before = 0;
+  if (std::optional<VerifiedMark> mark = ReadVerifiedMark(path); mark && mark->bytes <= size) {
+    PF_RETURN_IF_ERROR(HashPrefix(fd, mark->bytes, path, digest, &lines_before));
+    hashed_to = mark->bytes;
+    if (digest.HexDigestSoFar() == mark->sha256) {
+      verified_to = mark->bytes;
+    } else {
+      lines_before = 0;  // changed since it was verified: every line is checked
+    }
+  }
+  std::string rest(static_cast<size_t>(size - verified_to), '\0');
+  PF_RETURN_IF_ERROR(PreadAll(fd, rest.data(), rest.size(), verified_to, path));
+  digest.Update(std::string_view(rest).substr(static_cast<size_t>(hashed_to - verified_to)));
+  std::string prev = kGenesisHash;
+  if (verified_to > 0) {
+    PF_ASSIGN_OR_RETURN(prev, TipHash(fd, verified_to, path));
+  }
+  bool complete = true;
+  const std::vector<std::string_view> lines = SplitLines(rest, &complete);
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const int64_t line_no = lines_before + static_cast<int64_t>(i) + 1;
+    Result<json> parsed = ParseLine(lines[i]);
+    const std::string reason =
+        parsed.ok() ? CheckLine(*parsed, line_no, prev) : parsed.status().message();
+    if (!reason.empty()) {
+      return Status::Corruption(path + ": line " + std::to_string(line_no) + " is bad: " + reason +
+                                "; a ledger that fails verification is not extended: run "
+                                "`preflight ledger verify --ledger " +
+                                path + "`, then repair it or move it aside");
+    }
+    prev = (*parsed)["hash"].get<std::string>();
+  }
+  return prev;
+}
+
 Status WriteAll(int fd, std::string_view bytes, const std::string& path) {
   while (!bytes.empty()) {
     ssize_t n = ::write(fd, bytes.data(), bytes.size());
@@ -331,11 +404,11 @@ Result<nlohmann::json> Append(const std::string& ledger_path, nlohmann::json rec
 
   LockedFd file;
   PF_RETURN_IF_ERROR(file.Open(ledger_path, O_RDWR | O_CREAT | O_APPEND, LOCK_EX));
+  PF_RETURN_IF_ERROR(RegularFile(file.fd(), ledger_path));
   PF_ASSIGN_OR_RETURN(off_t size, SizeOf(file.fd(), ledger_path));
-  std::string prev = kGenesisHash;
-  if (size > 0) {
-    PF_ASSIGN_OR_RETURN(prev, TipHash(file.fd(), size, ledger_path));
-  }
+  Sha256 digest;  // of the whole ledger, for the next verified mark
+  PF_ASSIGN_OR_RETURN(std::string prev,
+                      CheckChainBeforeAppend(file.fd(), size, ledger_path, digest));
   // Stamped under the lock, so created_at never decreases down the file.
   receipt["created_at"] = UtcNowRfc3339();
   receipt["tool"] = json{{"version", kVersion}, {"git_commit", kGitCommit}};
@@ -360,11 +433,22 @@ Result<nlohmann::json> Append(const std::string& ledger_path, nlohmann::json rec
       ::close(dir);
     }
   }
+  // Best effort: without the mark the next append checks every line (verified_mark.h).
+  digest.Update(line);
+  (void)WriteVerifiedMark(
+      ledger_path,
+      {static_cast<int64_t>(size) + static_cast<int64_t>(line.size()), digest.HexDigest()});
   return receipt;
 }
 
 Status CheckAppendable(const std::string& ledger_path) {
-  return CheckAppendableFile(ledger_path, "--ledger");
+  PF_RETURN_IF_ERROR(CheckAppendableFile(ledger_path, "--ledger"));
+  if (!PathExists(ledger_path)) return Status::Ok();
+  LockedFd file;
+  PF_RETURN_IF_ERROR(file.Open(ledger_path, O_RDONLY, LOCK_SH));
+  PF_ASSIGN_OR_RETURN(off_t size, SizeOf(file.fd(), ledger_path));
+  Sha256 digest;
+  return CheckChainBeforeAppend(file.fd(), size, ledger_path, digest).status();
 }
 
 Result<VerifyReport> Verify(const std::string& ledger_path) {

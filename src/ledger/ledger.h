@@ -55,18 +55,23 @@ std::string ReceiptHash(const nlohmann::json& receipt);
 // ledger's folder and file if needed. Returns the receipt as written.
 //   InvalidArgument: the receipt lacks a caller field, has a field of the wrong type, an unknown
 //     kind, an extra top-level field, a field Append fills, a non-finite number or non-UTF-8 text.
-//   Corruption: the ledger's last line is incomplete (no final newline: an earlier write was cut
-//     off) or is not a receipt with a hash. The ledger is never extended past a damaged tip; the
-//     message names the line and says to run `preflight ledger verify`.
+//   Corruption: the ledger fails verification: its last line is incomplete (no final newline:
+//     an earlier write was cut off), or a line is not a receipt, or its hash or link is wrong (a
+//     line edited, removed, inserted or reordered). A ledger that fails verification is never
+//     extended; the message names the first bad line and says to run `preflight ledger verify`.
 //   IOError: the file cannot be created, locked, written or fsync'ed. A failed write is cut back
 //     off, so the ledger is left as it was.
-// Only the last line is read: Append does not re-verify the chain (Verify does).
+// The chain is checked under the lock before the line is written: the bytes the verified mark
+// still covers (verified_mark.h) by their SHA-256 alone, every later line as Verify checks it.
+// Append then moves the mark to the new end. On a 100k-line, 964 MB ledger the check took 0.86
+// CPU-seconds with the mark against 28 for every line (bench/ledger/run.sh).
 Result<nlohmann::json> Append(const std::string& ledger_path, nlohmann::json receipt);
 
 // InvalidArgument naming the path unless Append could write there: the ledger file opens for
 // appending, or (when it does not exist yet) its nearest existing folder takes a new file
-// (probed for real: ledger/writable.h). Jobs call it before any work, so that a receipt that
-// cannot be kept does not cost a whole trial.
+// (probed for real: ledger/writable.h); Corruption when an existing ledger fails verification as
+// Append would find it. Jobs call it before any work, so that a receipt that cannot be kept
+// does not cost a whole trial.
 Status CheckAppendable(const std::string& ledger_path);
 
 struct VerifyReport {

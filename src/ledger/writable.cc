@@ -1,6 +1,7 @@
 #include "ledger/writable.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -59,6 +60,7 @@ Status CheckFolderOrAncestor(const std::string& path, const std::string& dir,
 Status CheckWritableFile(const std::string& path, const std::string& flag) {
   if (path.empty()) return Status::InvalidArgument(flag + " is empty: give a file name");
   if (IsDirectory(path)) return Refuse(path, flag, "is a folder; " + flag + " names a file");
+  PF_RETURN_IF_ERROR(CheckReplaceableFile(path, flag));  // a link, a FIFO, a device: refused
   return CheckFolderOrAncestor(path, DirName(path), flag);
 }
 
@@ -70,6 +72,12 @@ Status CheckWritableFolder(const std::string& dir, const std::string& flag) {
 Status CheckAppendableFile(const std::string& path, const std::string& flag) {
   if (path.empty() || IsDirectory(path) || !PathExists(path)) {
     return CheckWritableFile(path, flag);
+  }
+  // Appended to, never renamed over: a link to a regular file is followed; anything else (a
+  // FIFO, a device, a socket) would swallow or block the receipts.
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    return Refuse(path, flag, "is not a regular file (a FIFO, a socket or a device)");
   }
   const int fd = ::open(path.c_str(), O_RDWR | O_APPEND | O_CLOEXEC);
   if (fd < 0)

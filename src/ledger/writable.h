@@ -19,14 +19,16 @@
 namespace preflight::ledger {
 
 // A file to be written whole (atomically: a temporary beside it, then renamed): `path` is not a
-// folder, and its folder exists and takes a new file, or can be made.
+// folder, a symbolic link, a FIFO, a socket or a device (base/file.h, CheckReplaceableFile), and
+// its folder exists and takes a new file, or can be made.
 Status CheckWritableFile(const std::string& path, const std::string& flag);
 
 // A folder to be made (if missing) and written into.
 Status CheckWritableFolder(const std::string& dir, const std::string& flag);
 
-// A file to be appended to (the ledger): it exists and opens for reading and appending, or it
-// can be created as CheckWritableFile says.
+// A file to be appended to (the ledger): it exists, is a regular file (a symbolic link to one is
+// followed: appending does not replace it) and opens for reading and appending, or it can be
+// created as CheckWritableFile says.
 Status CheckAppendableFile(const std::string& path, const std::string& flag);
 
 // The usual pair of a job that trains (trial, ladder, battery, demo): its ledger

@@ -6,6 +6,7 @@
 #include <zstd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <functional>
 
@@ -17,6 +18,21 @@ bool EndsWith(const std::string& s, std::string_view tail) {
 }
 
 constexpr size_t kChunk = 1 << 16;
+
+// A path a selection may rename a file onto: missing or a regular file.
+Status CheckDestination(const std::string& path, const std::string& flag) {
+  if (IsDirectory(path)) {
+    return Status::InvalidArgument(path + ": is a folder; " + flag +
+                                   " needs a file path (for example " +
+                                   JoinPath(path, "kept.jsonl") + ")");
+  }
+  return CheckReplaceableFile(path, flag);
+}
+
+bool IsRegularFile(const std::string& path) {
+  struct stat st;
+  return ::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
 
 }  // namespace
 
@@ -107,11 +123,7 @@ OutputFile::OutputFile() = default;
 OutputFile::~OutputFile() = default;
 
 Status OutputFile::Open(const std::string& path, const std::string& flag) {
-  if (IsDirectory(path)) {
-    return Status::InvalidArgument(path + ": is a folder; " + flag +
-                                   " needs a file path (for example " +
-                                   JoinPath(path, "kept.jsonl") + ")");
-  }
+  PF_RETURN_IF_ERROR(CheckDestination(path, flag));
   if (Status st = file_.Open(path); !st.ok()) {
     return Status::InvalidArgument(st.message() + " (" + flag + ")");
   }
@@ -135,12 +147,17 @@ Status OutputFile::Write(std::string_view bytes) {
                         [this](std::string_view out) { return WriteFile(out); });
 }
 
-Status OutputFile::Commit() {
+Status OutputFile::Finish() {
   if (encoder_) {
     PF_RETURN_IF_ERROR(encoder_->Feed({}, /*end=*/true, path(),
                                       [this](std::string_view out) { return WriteFile(out); }));
     encoder_.reset();
   }
+  return file_.Flush();
+}
+
+Status OutputFile::Commit() {
+  PF_RETURN_IF_ERROR(Finish());
   return file_.Commit();
 }
 
@@ -154,6 +171,7 @@ SelectionOutputs::~SelectionOutputs() {
   kept_.Abandon();
   annotations_.Abandon();
   manifest_.Abandon();
+  if (manifest_named_) std::remove(manifest_path_.c_str());  // a manifest of no output
   for (auto it = made_folders_.rbegin(); it != made_folders_.rend(); ++it) ::rmdir(it->c_str());
 }
 
@@ -178,6 +196,12 @@ Status SelectionOutputs::MakeParents(const std::string& path, const std::string&
 
 Status SelectionOutputs::Open(const std::string& out_path, const std::string& annotate_path,
                               const std::string& manifest_path) {
+  // Every path before anything is made: a refused one leaves no folder and no temporary.
+  PF_RETURN_IF_ERROR(CheckDestination(out_path, "--out"));
+  if (!annotate_path.empty()) PF_RETURN_IF_ERROR(CheckDestination(annotate_path, "--annotate"));
+  PF_RETURN_IF_ERROR(CheckDestination(manifest_path, "--manifest"));
+  found_orphan_ = IsRegularFile(out_path) && !PathExists(manifest_path);
+  manifest_path_ = manifest_path;
   PF_RETURN_IF_ERROR(MakeParents(out_path, "--out"));
   PF_RETURN_IF_ERROR(kept_.Open(out_path, "--out"));
   if (!annotate_path.empty()) {
@@ -186,24 +210,35 @@ Status SelectionOutputs::Open(const std::string& out_path, const std::string& an
     annotate_ = true;
   }
   PF_RETURN_IF_ERROR(MakeParents(manifest_path, "--manifest"));
-  if (IsDirectory(manifest_path)) {
-    return Status::InvalidArgument(manifest_path + ": is a folder; --manifest needs a file path");
-  }
   if (Status st = manifest_.Open(manifest_path); !st.ok()) {
     return Status::InvalidArgument(st.message() + " (--manifest)");
   }
   return Status::Ok();
 }
 
-Status SelectionOutputs::CommitData() {
-  PF_RETURN_IF_ERROR(kept_.Commit());
-  if (annotate_) PF_RETURN_IF_ERROR(annotations_.Commit());
+Status SelectionOutputs::FinishData() {
+  PF_RETURN_IF_ERROR(kept_.Finish());
+  if (annotate_) PF_RETURN_IF_ERROR(annotations_.Finish());
   return Status::Ok();
 }
 
 Status SelectionOutputs::CommitManifest(std::string_view manifest_text) {
+  // A former output beside the new manifest would look finished and disagree with it.
+  for (const OutputFile* f : {&kept_, annotate_ ? &annotations_ : nullptr}) {
+    if (f != nullptr && IsRegularFile(f->path()) && std::remove(f->path().c_str()) != 0) {
+      return Status::IOError(f->path() + ": cannot remove the former output (" +
+                             std::strerror(errno) + ")");
+    }
+  }
   PF_RETURN_IF_ERROR(manifest_.Write(manifest_text));
   PF_RETURN_IF_ERROR(manifest_.Commit());
+  manifest_named_ = true;
+  return Status::Ok();
+}
+
+Status SelectionOutputs::CommitData() {
+  if (annotate_) PF_RETURN_IF_ERROR(annotations_.Commit());
+  PF_RETURN_IF_ERROR(kept_.Commit());
   committed_ = true;
   return Status::Ok();
 }

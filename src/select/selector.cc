@@ -244,13 +244,18 @@ Result<SelectionResult> RunSelection(const std::vector<std::string>& pool,
     result.wall_seconds = meter.wall_seconds();
     return result;
   }
-  PF_RETURN_IF_ERROR(outputs.CommitData());
+  // The data complete on disk but unnamed, then the manifest, the caller's receipt, and last the
+  // kept documents named (output.h): an output at --out never lacks its manifest and receipt.
+  PF_RETURN_IF_ERROR(outputs.FinishData());
   result.wall_seconds = meter.wall_seconds();
+  result.replaced_orphan = outputs.found_orphan();
   nlohmann::json m = BuildManifest(o, scores.params, pool_pass.summary, target_pass.summary, result,
                                    outputs.kept(), outputs.annotations());
   m["cost"] = CostJson(result, ctx.threads(), mpi);
   result.manifest = m;
   PF_RETURN_IF_ERROR(outputs.CommitManifest(m.dump(2) + "\n"));
+  if (o.before_naming_output) PF_RETURN_IF_ERROR(o.before_naming_output(result));
+  PF_RETURN_IF_ERROR(outputs.CommitData());
   return result;
 }
 

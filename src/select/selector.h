@@ -10,7 +10,9 @@
 // documents, or `keep_bytes` text bytes; documents are taken in key order until it is reached; the
 // last document taken may cross a byte budget (within one document). A budget larger than the
 // pool keeps all of it. Output: the kept lines byte for byte,
-// in pool order, then a manifest. Both are written atomically; on any error neither exists.
+// in pool order, and a manifest. Both are written atomically; on any error neither exists. The
+// manifest is named first and the kept lines last (select/output.h), with the caller's receipt
+// (before_naming_output) between them.
 // Deterministic: the same inputs, options and seed give the same bytes for any thread count
 // (only the manifest's "cost" block, a measurement, differs), and for any number of MPI ranks.
 
@@ -28,7 +30,8 @@
 
 namespace preflight::select {
 
-struct PreparedInputs;  // select/prepared.h
+struct PreparedInputs;   // select/prepared.h
+struct SelectionResult;  // below
 
 struct SelectOptions {
   std::string selector = "dsir";
@@ -48,6 +51,10 @@ struct SelectOptions {
   std::string manifest_path;      // Default: out_path + ".manifest.json".
   std::string annotate_path;      // One {"id","score","kept"} line per pool document; "": none.
   std::string id_field = "id";    // A document's id (else "<file>:<line>").
+  // Called by the leader once the manifest is named and before the kept documents are (the
+  // last step): the caller's record of the selection, its receipt. An error stops the
+  // selection: the manifest is removed, no output is named, and the error is returned.
+  std::function<Status(const SelectionResult&)> before_naming_output;
 
   Status Validate() const;
   // How the target is read: `read` with the target's text field.
@@ -94,6 +101,8 @@ struct SelectionResult {
   // few only (kSkippedListed); skipped_bad_lines in the manifest counts them all.
   std::vector<SkippedLine> skipped;
   uint64_t skipped_count = 0;
+  // --out held an output without its manifest (an interrupted run's), now replaced (leader).
+  bool replaced_orphan = false;
 };
 
 // How many skipped lines a selection lists (it counts them all).

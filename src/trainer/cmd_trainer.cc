@@ -168,6 +168,7 @@ Result<LaunchSpec> CmdTrainer::Prepare(const RunRequest& r) const {
   LaunchSpec launch;
   launch.run = r.Name();
   launch.cwd = r.run_dir;
+  launch.watch = {CurvePath(r)};
   PF_ASSIGN_OR_RETURN(std::string command, Command(r));
   // The launch runs in the run folder; the template's relative paths mean what they mean where
   // the user typed it (command_template.h).
@@ -248,7 +249,7 @@ Result<RunResult> CmdTrainer::Run(const RunRequest& r, const StepCallback& on_st
   if (std::optional<RunResult> done = Finished(r)) return std::move(*done);
   PF_ASSIGN_OR_RETURN(LaunchSpec spec, Prepare(r));
   PF_ASSIGN_OR_RETURN(RunningLaunch launch, StartLaunch(spec));
-  PF_RETURN_IF_ERROR(WaitLaunch(launch).status());
+  PF_RETURN_IF_ERROR(WaitLaunch(launch, Limits()).status());
   PF_ASSIGN_OR_RETURN(RunResult result, Collect(r));
   if (on_step) {
     engine::StepInfo info;

@@ -32,8 +32,11 @@ class CmdTrainer : public Trainer {
   // The result, when the folder holds a launch that exited 0 with a complete curve; nullopt when
   // the run must be launched (never launched, killed, failed, or its curve incomplete).
   std::optional<RunResult> Finished(const RunRequest& request) const;
-  // Finished, else one launch, waited for, then Collect.
+  // Finished, else one launch, waited for within Limits(), then Collect.
   Result<RunResult> Run(const RunRequest& request, const StepCallback& on_step) override;
+
+  // How long each launch may run (--run-timeout, --stall-timeout).
+  LaunchLimits Limits() const { return {spec_.run_timeout, spec_.stall_timeout}; }
 
   // The absolute path the run writes its curve to ({curve}).
   std::string CurvePath(const RunRequest& request) const;

@@ -1,5 +1,7 @@
 // CSV curves (litgpt's metrics.csv and the like): named columns, one row per logged step.
 
+#include <cmath>
+
 #include "trainer/curve_formats.h"
 
 namespace preflight::trainer {
@@ -52,7 +54,9 @@ bool Blank(const std::string& cell) { return cell.find_first_not_of(" \t") == st
 bool ParseStep(const std::string& cell, int64_t* out) {
   if (curve_text::ParseInt(cell, out)) return true;
   double v = 0;
-  if (!curve_text::ParseNumber(cell, &v) || v != static_cast<double>(static_cast<int64_t>(v))) {
+  // In range before the cast: converting NaN, an infinity or 1e300 to an integer is undefined
+  // (found by fuzz_curve_csv).
+  if (!curve_text::ParseNumber(cell, &v) || !(v >= -9.2e18 && v <= 9.2e18) || v != std::trunc(v)) {
     return false;
   }
   *out = static_cast<int64_t>(v);

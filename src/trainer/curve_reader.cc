@@ -183,7 +183,14 @@ Result<std::vector<EvalPoint>> ToEvalCurve(const RawCurve& raw, const CurveUnits
     if (eval_tokens <= 0) return PointError(raw.path, p, "eval_tokens must be positive");
     EvalPoint e;
     e.step = p.step;
-    e.tokens = p.tokens ? *p.tokens : p.step * units.tokens_per_step;
+    // step x tokens per step can overflow for a step no run reaches (found by the fuzzers).
+    if (!p.tokens && __builtin_mul_overflow(p.step, units.tokens_per_step, &e.tokens)) {
+      return PointError(raw.path, p,
+                        "step " + std::to_string(p.step) + " times " +
+                            std::to_string(units.tokens_per_step) +
+                            " tokens per step does not fit in 64 bits");
+    }
+    if (p.tokens) e.tokens = *p.tokens;
     if (e.tokens < 0 || (!out.empty() && e.tokens < out.back().tokens)) {
       return PointError(raw.path, p,
                         "training tokens " + std::to_string(e.tokens) + " at step " +

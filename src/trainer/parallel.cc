@@ -62,7 +62,7 @@ class Executor {
   bool PollAll() {
     bool any = false;
     for (size_t k = 0; k < running_.size();) {
-      auto ended = PollLaunch(running_[k].launch);
+      auto ended = PollLaunch(running_[k].launch, trainer_.Limits());
       if (ended.ok() && !*ended) {
         ++k;
         continue;

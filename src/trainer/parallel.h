@@ -18,15 +18,16 @@ struct LaunchCallbacks {
   // run `index` ended with `result` (collected without a launch when its folder held a finished
   // one); a failure returned here stops further launches like a failed run.
   std::function<Status(size_t index, const RunResult& result)> on_done;
-  // About once a second while launches run: the oldest run in flight and the wall seconds since
-  // its launch (for progress; may be empty).
+  // About once a second while launches run, from the first second on: the oldest run in flight
+  // and the wall seconds since its launch (for progress; may be empty).
   std::function<void(size_t index, double seconds)> on_wait;
 };
 
-// Runs every request, at most `parallel` at once, in order. A request whose folder already holds
-// a finished launch is collected without launching it again. After the first failure (a run that
-// failed, or an on_done error) no new launch starts; the launches in flight are waited for and the
-// ones that succeed still reach on_done; then the first failure is returned.
+// Runs every request, at most `parallel` at once, in order, each within trainer.Limits() (a run
+// past them is ended with its process group and fails: launch.h). A request whose folder already
+// holds a finished launch is collected without launching it again. After the first failure (a
+// run that failed, or an on_done error) no new launch starts; the launches in flight are waited
+// for and the ones that succeed still reach on_done; then the first failure is returned.
 Status RunLaunches(const CmdTrainer& trainer, const std::vector<RunRequest>& requests, int parallel,
                    const LaunchCallbacks& callbacks);
 

@@ -3,6 +3,7 @@
 #include "base/file.h"
 #include "trainer/command_template.h"
 #include "trainer/curve_reader.h"
+#include "trainer/process_group.h"
 #include "trainer/torch_trainer.h"
 
 namespace preflight::trainer {
@@ -27,6 +28,11 @@ Status CheckBuiltin(const TrainerSpec& s) {
     return Status::InvalidArgument(
         "--parallel is for launched trainers: the builtin engine trains one run at a time with "
         "every thread (spread runs over machines with mpirun)");
+  }
+  if (s.run_timeout != defaults.run_timeout || s.stall_timeout != defaults.stall_timeout) {
+    return Status::InvalidArgument(
+        "--run-timeout and --stall-timeout are for launched trainers (--trainer torch or cmd); "
+        "the builtin engine trains in this process");
   }
   return Status::Ok();
 }
@@ -95,7 +101,14 @@ Status ValidateTrainerSpec(const TrainerSpec& s) {
   if (s.device != "cpu" && s.device != "cuda") {
     return Status::InvalidArgument("--device '" + s.device + "' is not one of cpu, cuda");
   }
-  if (s.parallel < 1) return Status::InvalidArgument("--parallel must be at least 1");
+  if (s.parallel < 1 || s.parallel > kMaxLiveGroups) {
+    return Status::InvalidArgument("--parallel must be at least 1 and at most " +
+                                   std::to_string(kMaxLiveGroups));
+  }
+  if (!(s.run_timeout >= 0) || !(s.stall_timeout >= 0)) {
+    return Status::InvalidArgument(
+        "--run-timeout and --stall-timeout must be seconds >= 0 (0: no limit)");
+  }
   if (s.eval_tokens < 0 || s.params < 0 || !(s.flops_per_step >= 0)) {
     return Status::InvalidArgument("--eval-tokens, --params and --flops-per-step must be >= 0");
   }

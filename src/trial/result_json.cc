@@ -278,6 +278,7 @@ json OutcomeResultJson(const TrialOutcome& o, const ResultWords& words) {
   res["model"]["params"] = o.params;
   if (!o.schedule) res["forecast"] = words.forecast;
   if (!o.config.trainer.IsBuiltin()) res["trainer"] = TrainerJson(o);
+  res["warnings"] = o.warnings;  // what the data shares with the targets (arm_overlap.h)
   return res;
 }
 
@@ -304,6 +305,7 @@ json OutcomeSummaryJson(const TrialOutcome& o, const json& r, const std::string&
     doc["forecast"] = r["forecast"];
   }
   if (r.contains("trainer")) doc["trainer"] = r["trainer"];
+  doc["warnings"] = r.contains("warnings") ? r["warnings"] : json::array();
   return doc;
 }
 

@@ -42,11 +42,12 @@ struct ResultWords {
 };
 
 // result.json and the receipt's result: the numbers above, then lab_record, arm_data, regime,
-// compute, model, forecast (data trials), trainer (launched trainers) and out_dir.
+// compute, model, forecast (data trials), trainer (launched trainers), out_dir and warnings
+// (TrialOutcome::warnings: one sentence each, [] when none).
 nlohmann::json OutcomeResultJson(const TrialOutcome& outcome, const ResultWords& words);
 
-// `trial --json`: the headline keys of `result` (OutcomeResultJson's), the report's path, the
-// receipt's hash, the runs reused and the trial's cost.
+// `trial --json`: the headline keys of `result` (OutcomeResultJson's, warnings included), the
+// report's path, the receipt's hash, the runs reused and the trial's cost.
 nlohmann::json OutcomeSummaryJson(const TrialOutcome& outcome, const nlohmann::json& result,
                                   const std::string& report_path, const std::string& receipt);
 

@@ -53,6 +53,9 @@ Result<ArmRecord> ArmFromJson(const JsonReader& r) {
     PF_ASSIGN_OR_RETURN(JsonReader ngram, r.Field("ngram"));
     PF_ASSIGN_OR_RETURN(a.ngram, NgramScoresFromJson(ngram));
   }
+  if (r.Has("eval_copies")) {  // optional: folders from before it was counted have none
+    PF_ASSIGN_OR_RETURN(a.eval_copies, Count(r, "eval_copies"));
+  }
   return a;
 }
 
@@ -156,6 +159,7 @@ nlohmann::json ToJson(const ArmRecord& a) {
       {"pool_bytes", a.pool_bytes},       {"selection_core_seconds", a.selection_core_seconds},
       {"output_sha256", a.output_sha256}, {"inputs", InputsJson(a.inputs)}};
   if (a.ngram) j["ngram"] = NgramScoresToJson(*a.ngram);
+  if (a.eval_copies) j["eval_copies"] = *a.eval_copies;
   return j;
 }
 

@@ -41,6 +41,10 @@ struct ArmRecord {
   // The regime check: byte n-gram models fitted on this arm's file, scored on T_eval's eval
   // windows (trial/regime.h). Absent in folders written before the check; a rerun adds it.
   std::optional<NgramScores> ngram;
+  // How many of its documents are copies of T_eval documents (held-out text trained on:
+  // trial/arm_overlap.h), counted from the regime check's read; absent in folders written before
+  // it was counted (a rerun adds it).
+  std::optional<uint64_t> eval_copies;
 };
 
 // One point of a run's eval curve, with the cumulative training compute before it.

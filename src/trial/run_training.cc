@@ -1,5 +1,7 @@
 #include "trial/run_training.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -117,8 +119,12 @@ class BuiltinProgress {
  public:
   BuiltinProgress(const Progress& progress, const std::vector<Task>& tasks, int64_t steps,
                   int total_runs, int at_once)
-      : progress_(progress), tasks_(tasks), steps_(steps), total_runs_(total_runs),
-        at_once_(at_once), at_(tasks.size(), 0) {}
+      : progress_(progress),
+        tasks_(tasks),
+        steps_(steps),
+        total_runs_(total_runs),
+        at_once_(at_once),
+        at_(tasks.size(), 0) {}
 
   void Step(int i, const engine::StepInfo& s) {
     if (!progress_ || !std::isnan(s.eval_bpb)) return;
@@ -229,12 +235,18 @@ Status TrainLaunched(const TrialConfig& c, RunFolder& folder, const Progress& pr
     // One run at a time: its bar from the start. Several: the oldest's bar (on_wait), each
     // run's end (on_done).
     if (progress && c.trainer.parallel == 1) {
-      progress({stage(i), 0, c.steps, tasks[i].number, total_runs});
+      progress({stage(i), 0, c.steps, tasks[i].number, total_runs, 0, 0,
+                "launched: waiting for the first eval"});
     }
   };
   callbacks.on_wait = [&](size_t i, double seconds) {
+    if (!progress) return;
     const std::optional<trainer::EvalPoint> at = launcher->LatestPoint(requests[i]);
-    if (!progress || !at) return;
+    if (!at) {  // nothing to show but that it runs
+      progress({stage(i), 0, c.steps, tasks[i].number, total_runs, 0, 0,
+                fmt::format("waiting for the first eval ({:.0f}s)", seconds)});
+      return;
+    }
     progress({stage(i), at->step, c.steps, tasks[i].number, total_runs, at->eval_bpb,
               seconds > 0 ? static_cast<double>(at->tokens) / seconds : 0.0});
   };

@@ -14,6 +14,7 @@
 #include "engine/data.h"
 #include "engine/schedule.h"
 #include "engine/train.h"
+#include "trial/arm_overlap.h"
 #include "trial/concurrent_runs.h"
 #include "trial/outcome_builder.h"
 #include "trial/run_training.h"
@@ -298,6 +299,23 @@ Result<std::vector<MadeArm>> MakeArms(const TrialConfig& c, RunFolder& folder, i
   return made;
 }
 
+// Two arms of the same documents can only measure a saving of 0: refused (InvalidArgument,
+// exit 2), before the forecast and any training step. A pool too small for two different
+// selections of the budget (3 documents, --keep 0.25) gives that.
+Status CheckArmsDiffer(const std::vector<MadeArm>& made) {
+  for (size_t i = 0; i < made.size(); ++i) {
+    for (size_t j = i + 1; j < made.size(); ++j) {
+      const ArmRecord& a = made[i].record;
+      if (a.output_sha256.empty() || a.output_sha256 != made[j].record.output_sha256) continue;
+      return Status::InvalidArgument(fmt::format(
+          "the {} and {} arms hold the same {} documents ({} bytes of a pool of {} documents): "
+          "a trial cannot compare an arm with itself; give a pool with more documents",
+          made[i].name, made[j].name, a.kept_docs, a.kept_bytes, a.pool_docs));
+    }
+  }
+  return Status::Ok();
+}
+
 // The regime check's n-gram scores of every arm's data (the pool's lines: the pool's field) on
 // T_eval (the target's field), scored on the runs' own eval windows; each arm's are computed once
 // and saved (a folder from before the check gains them). T_eval's documents are the input
@@ -310,7 +328,7 @@ Status ScoreArms(const TrialConfig& c, RunFolder& folder, std::vector<MadeArm>& 
   std::vector<std::string> eval_read_here;
   for (MadeArm& arm : made) {
     ArmRecord& record = folder.manifest().arms[arm.name];
-    if (!record.ngram) {
+    if (!record.ngram || !record.eval_copies) {
       if (progress) progress({"regime " + arm.name + " (byte n-grams)", 0, 0, 0, total_runs});
       if (eval == nullptr) {
         PF_ASSIGN_OR_RETURN(eval_read_here,
@@ -319,8 +337,11 @@ Status ScoreArms(const TrialConfig& c, RunFolder& folder, std::vector<MadeArm>& 
       }
       PF_ASSIGN_OR_RETURN(std::vector<std::string> docs,
                           engine::ReadJsonlTexts(arm.path, c.text_field));
-      PF_ASSIGN_OR_RETURN(record.ngram,
-                          ScoreNgramTexts(docs, *eval, c.target_eval, kDefaultNgramOrder, windows));
+      if (!record.ngram) {
+        PF_ASSIGN_OR_RETURN(
+            record.ngram, ScoreNgramTexts(docs, *eval, c.target_eval, kDefaultNgramOrder, windows));
+      }
+      record.eval_copies = CountCopies(docs, *eval);  // from the same read (arm_overlap.h)
       PF_RETURN_IF_ERROR(folder.Save());
     }
     arm.record = record;
@@ -349,6 +370,7 @@ Result<TrialOutcome> RunTrial(const TrialConfig& config,
       if (!c.trainer.IsBuiltin()) folder.manifest().prices = c.prices;  // this run's, kept
       PF_ASSIGN_OR_RETURN(std::vector<MadeArm> made,
                           MakeArms(c, folder, total_runs, progress, checked));
+      PF_RETURN_IF_ERROR(CheckArmsDiffer(made));
       PF_RETURN_IF_ERROR(ScoreArms(c, folder, made, total_runs, progress, checked));
       if (!before_training) return Status::Ok();
       PF_ASSIGN_OR_RETURN(ForecastCharge charge, before_training(made));
@@ -379,6 +401,7 @@ Result<TrialOutcome> RunTrial(const TrialConfig& config,
   // 3. The numbers.
   PF_ASSIGN_OR_RETURN(TrialOutcome outcome,
                       BuildOutcome(c, folder, checked ? &checked->target_eval : nullptr));
+  outcome.warnings = OverlapWarnings(folder.manifest().arms);
   outcome.reused_runs = reused;
   folder.manifest().done = true;
   PF_RETURN_IF_ERROR(folder.Save());
@@ -402,7 +425,9 @@ Result<TrialOutcome> LoadTrial(const std::string& out_dir) {
                                    ": the trial is not finished; rerun its command to finish it");
   }
   PF_RETURN_IF_ERROR(folder.Open(config.ToJson()));
-  return BuildOutcome(config, folder);
+  PF_ASSIGN_OR_RETURN(TrialOutcome outcome, BuildOutcome(config, folder));
+  outcome.warnings = OverlapWarnings(folder.manifest().arms);
+  return outcome;
 }
 
 Result<TrialConfig> TrialConfigFromJson(const nlohmann::json& json, const std::string& file) {

@@ -119,6 +119,8 @@ struct TrialProgress {
   int run = 0, runs = 0;  // 1-based run being trained, of all runs
   double loss = 0;        // the builtin's training loss; a launched run's last eval (bits per byte)
   double tokens_per_second = 0;
+  // Shown instead of the loss and rate when set, e.g. a launched run that has no eval yet.
+  std::string note = {};
 };
 
 // An arm's data, made: its file and its record.
@@ -154,6 +156,8 @@ struct TrialOutcome {
   double flops = 0;         // training FLOPs of all runs
   int reused_runs = 0;      // runs found finished in out_dir
   std::string out_dir;
+  // What the data shares with the targets (arm_overlap.h): one sentence each.
+  std::vector<std::string> warnings;
 };
 
 // What CheckTrial measured of the inputs, passed on so that a trial parses each input once: the

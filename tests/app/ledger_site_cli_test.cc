@@ -146,6 +146,18 @@ TEST_F(LedgerSiteCli, LeavesAFolderThatIsNotASiteAlone) {
   EXPECT_FALSE(Exists(dir + "/index.html"));
 }
 
+// Issue 31: the site is renamed into place, which replaced a --out that was a symbolic link.
+TEST_F(LedgerSiteCli, RefusesASymbolicLinkAndLeavesIt) {
+  const std::string dir = ScratchDir("ledger_site_link");
+  std::filesystem::create_directories(dir + "/real");
+  std::filesystem::create_directory_symlink(dir + "/real", dir + "/site");
+  auto r = RunCli("ledger report --ledger " + *dir_ + "/ledger.jsonl --out " + dir + "/site");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find(dir + "/site: --out names a symbolic link"), std::string::npos) << r.err;
+  EXPECT_TRUE(std::filesystem::is_symlink(dir + "/site"));
+  EXPECT_TRUE(std::filesystem::is_empty(dir + "/real"));
+}
+
 TEST(SiteDataFromReceipts, JoinsForecastsAndReadsLaddersBatteriesTrainsAndScores) {
   const std::string f(64, 'f');
   std::vector<json> receipts = {

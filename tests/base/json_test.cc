@@ -16,6 +16,16 @@ TEST(Json, ParseErrorNamesSourceAndOffset) {
       << parsed.status().message();
 }
 
+// Found by fuzz_curve_hf: a number no double holds made the parser throw out_of_range, which
+// nothing caught (the process aborted).
+TEST(Json, ANumberTooLargeIsAnErrorNotAnAbort) {
+  auto parsed = ParseJson("{\"step\": 8e888888}", "run/run.json");
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_EQ(parsed.status().kind(), Status::Kind::kCorruption);
+  EXPECT_NE(parsed.status().message().find("run/run.json: not readable JSON"), std::string::npos)
+      << parsed.status().message();
+}
+
 TEST(Json, MissingFileIsNotFound) {
   auto parsed = ReadJsonFile("/nonexistent/preflight/x.json");
   ASSERT_FALSE(parsed.ok());

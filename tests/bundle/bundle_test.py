@@ -37,7 +37,8 @@ TORCH_PYTHON = os.environ.get("PREFLIGHT_TORCH_PYTHON", "/usr/bin/python3")
 # What the bare machine brings: glibc's own objects (scripts/gpu_bundle.py never copies them).
 GLIBC = {"linux-vdso.so.1", "libc.so.6", "libm.so.6", "libpthread.so.0", "libdl.so.2",
          "librt.so.1", "libresolv.so.2", "ld-linux-x86-64.so.2", "libutil.so.1", "libanl.so.1"}
-OUT_FILES = {"summary.json", "summary.txt", "ledger.jsonl", "run.log", "trials.tar.gz"}
+OUT_FILES = {"summary.json", "summary.txt", "ledger.jsonl", "ledger.jsonl.verified", "run.log",
+             "trials.tar.gz"}
 # The calibration fixture at the sizes of tests/scripts/calibration_battery_test.py.
 FIXTURE = os.path.join(SOURCE, "tests", "fixtures", "calibration")
 SIZES = ["--pool-corpus-bytes", "3000", "--side-bytes", "2000", "--only-bytes", "6000",
@@ -270,7 +271,7 @@ class DryRunTest(unittest.TestCase):
         s = summary(out)
         self.assertEqual(s["trials"], [])
         self.assertIn("before brown:cj", s["stopped"])
-        self.assertEqual(set(os.listdir(out)), OUT_FILES - {"ledger.jsonl"})
+        self.assertEqual(set(os.listdir(out)), OUT_FILES - {"ledger.jsonl", "ledger.jsonl.verified"})
 
     def test_a_failed_smoke_exits_2_with_the_summary(self):
         out = os.path.join(self.tmp, "no-python")

@@ -11,7 +11,9 @@
 #include <set>
 #include <thread>
 
+#include "base/sha256.h"
 #include "base/version.h"
+#include "ledger/verified_mark.h"
 #include "test_util.h"
 
 namespace preflight::ledger {
@@ -246,6 +248,71 @@ TEST(LedgerTamper, AppendRefusesALastLineWithoutHash) {
             std::string::npos)
       << appended.status().message();
   EXPECT_EQ(ReadFile(path), damaged);
+}
+
+// Issue 31: an append read only the last line, so a ledger with an edited line 4 was extended.
+TEST(LedgerTamper, AppendToALedgerWithAnEditedEarlierLineIsRefused) {
+  std::string path = ScratchDir() + "/ledger.jsonl";
+  MakeLedger(path, 6);
+  std::vector<std::string> lines = Lines(ReadFile(path));
+  const size_t at = lines[3].find("\"kept_docs\":104");
+  ASSERT_NE(at, std::string::npos);
+  lines[3][at + 14] = '5';  // 104 -> 105, the hash left as it was
+  const std::string tampered = Join(lines);
+  // With the verified mark Append left (its digest no longer matches) and without one.
+  for (bool keep_mark : {true, false}) {
+    WriteFile(path, tampered);
+    if (!keep_mark) std::filesystem::remove(VerifiedMarkPath(path));
+    auto appended = Append(path, SampleReceipt(7));
+    ASSERT_FALSE(appended.ok()) << "mark kept: " << keep_mark;
+    EXPECT_EQ(appended.status().kind(), Status::Kind::kCorruption);
+    EXPECT_NE(appended.status().message().find(path + ": line 4 is bad: hash mismatch"),
+              std::string::npos)
+        << appended.status().message();
+    EXPECT_EQ(ReadFile(path), tampered);           // not extended
+    const Status checked = CheckAppendable(path);  // what jobs ask before any work
+    EXPECT_EQ(checked.kind(), Status::Kind::kCorruption) << checked.message();
+  }
+}
+
+TEST(LedgerAppend, TheVerifiedMarkCoversTheWholeLedgerAfterEachAppend) {
+  std::string path = ScratchDir() + "/ledger.jsonl";
+  MakeLedger(path, 3);
+  auto mark = ReadVerifiedMark(path);
+  ASSERT_TRUE(mark.has_value());
+  EXPECT_EQ(mark->bytes, static_cast<int64_t>(ReadFile(path).size()));
+  EXPECT_EQ(mark->sha256, Sha256::Hex(ReadFile(path)));
+  EXPECT_TRUE(CheckAppendable(path).ok());
+}
+
+TEST(LedgerAppend, LinesAfterTheMarkAreCheckedOneByOne) {
+  std::string path = ScratchDir() + "/ledger.jsonl";
+  MakeLedger(path, 3);
+  const std::string mark_at_three = ReadFile(VerifiedMarkPath(path));
+  ASSERT_TRUE(Append(path, SampleReceipt(4)).ok());
+  ASSERT_TRUE(Append(path, SampleReceipt(5)).ok());
+  // Lines 4 and 5 as a writer that keeps no mark would leave them: good ones are extended...
+  WriteFile(VerifiedMarkPath(path), mark_at_three);
+  ASSERT_TRUE(Append(path, SampleReceipt(6)).ok());
+  EXPECT_EQ(ReadVerifiedMark(path)->bytes, static_cast<int64_t>(ReadFile(path).size()));
+  auto report = Verify(path);
+  ASSERT_TRUE(report.ok());
+  EXPECT_TRUE(report->ok) << report->reason;
+  // ...a bad one after the mark is named.
+  std::vector<std::string> lines = Lines(ReadFile(path));
+  std::swap(lines[3], lines[4]);
+  WriteFile(path, Join(lines));
+  WriteFile(VerifiedMarkPath(path), mark_at_three);
+  auto appended = Append(path, SampleReceipt(7));
+  ASSERT_FALSE(appended.ok());
+  EXPECT_NE(appended.status().message().find(": line 4 is bad: broken link to previous"),
+            std::string::npos)
+      << appended.status().message();
+  // A mark that is garbage is no mark: a good ledger is still extended.
+  std::swap(lines[3], lines[4]);
+  WriteFile(path, Join(lines));
+  WriteFile(VerifiedMarkPath(path), "{\"bytes\": 12, \"sha256\": \"nope\"}\n");
+  EXPECT_TRUE(Append(path, SampleReceipt(7)).ok());
 }
 
 TEST(LedgerAppend, RejectsMalformedReceiptsAndWritesNothing) {

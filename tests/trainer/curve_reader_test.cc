@@ -54,6 +54,27 @@ TEST(CurveReader, JsonlBitsPerByteAndLossWithTokens) {
   EXPECT_EQ((*c)[1].tokens, 640);
 }
 
+// Issue 31: Python's json writes a diverged loss as a bare NaN or Infinity. It was reported as
+// "malformed JSON"; it is reported as every other format reports it: not a finite number.
+TEST(CurveReader, JsonlNanAndInfinityAreNotFiniteLikeInEveryFormat) {
+  for (const char* value : {"NaN", "Infinity", "-Infinity"}) {
+    auto r = Read("nan.jsonl",
+                  std::string("{\"step\": 0, \"eval_bpb\": 5}\n{\"step\": 4, \"note\": \"NaN\", "
+                              "\"eval_bpb\": ") +
+                      value + "}\n",
+                  CurveFormat::kJsonl);
+    ASSERT_TRUE(r.ok()) << value << ": " << r.status().message();
+    auto c = ToEvalCurve(*r, {100, 0, 8});
+    ASSERT_FALSE(c.ok()) << value;
+    EXPECT_NE(c.status().message().find("nan.jsonl:2: the eval loss at step 4 is not a finite"),
+              std::string::npos)
+        << c.status().message();
+  }
+  // A line broken otherwise is still malformed, NaN or not.
+  ExpectError(Read("nan2.jsonl", "{\"step\": 4, \"eval_bpb\": NaN,}\n", CurveFormat::kJsonl),
+              "nan2.jsonl:1: not a JSON object (malformed JSON)");
+}
+
 TEST(CurveReader, JsonlMalformedLinesAreNamed) {
   ExpectError(Read("b.jsonl", "{\"step\": 0, \"eval_bpb\": 8}\n{\"step\": 1, eval_bpb\n",
                    CurveFormat::kJsonl),
@@ -165,6 +186,29 @@ TEST(CurveReader, ConversionChecksStepsLossesAndTokens) {
   EXPECT_EQ((*ok)[1].tokens, 240);
   EXPECT_DOUBLE_EQ((*ok)[0].eval_bpb, 0.25);
   EXPECT_DOUBLE_EQ((*ok)[1].eval_bpb, 0.5);
+}
+
+// Found by the curve fuzzers (issue 31): each was undefined behaviour or an abort, and is now an
+// error naming the file.
+TEST(CurveReader, FuzzFindsAreErrorsNotCrashes) {
+  // A CSV step that is no integer a run reaches: NaN, an infinity, 1e300 (a cast was undefined).
+  for (const char* step : {"nan", "inf", "1e300", "-1e300"}) {
+    ExpectError(Read("fz.csv", std::string("step,val_loss\n") + step + ",2\n", CurveFormat::kCsv),
+                "fz.csv:2:");
+  }
+  // A step whose tokens (step x tokens per step) overflow 64 bits (llm.c and nanoGPT state none).
+  auto big = Read("fz.log", "s:517777777777777 tel:2.0\n", CurveFormat::kLlmc);
+  ASSERT_TRUE(big.ok()) << big.status().message();
+  auto converted = ToEvalCurve(*big, {100, 0, 1 << 20});
+  ASSERT_FALSE(converted.ok());
+  EXPECT_NE(converted.status().message().find("fz.log:1: step 517777777777777 times 1048576 "
+                                              "tokens per step does not fit in 64 bits"),
+            std::string::npos)
+      << converted.status().message();
+  // A number no double holds in trainer_state.json: the JSON parser threw, and nothing caught it.
+  ExpectError(Read("trainer_state.json", "{\"log_history\": [{\"step\": 8e888888}]}",
+                   CurveFormat::kHf),
+              "trainer_state.json: not readable JSON");
 }
 
 TEST(CurveReader, CompleteMeansEndingAtTheSteps) {

@@ -1,10 +1,13 @@
 // One launch: /bin/sh in the run folder, the PREFLIGHT_* environment, logs appended, launch.json
-// before and after, exit codes and signals, and the lock that refuses a second live launch.
+// before and after, exit codes and signals, the lock that refuses a second live launch, the
+// process group ended with the run (its limits, what it leaves behind) and the launch of an
+// owner that died, ended by the next launch.
 
 #include "trainer/launch.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "base/file.h"
@@ -16,11 +19,20 @@ namespace {
 using preflight::testing::ReadText;
 using preflight::testing::ScratchDir;
 
+// Whether `pid` still runs (a zombie waiting for its parent does not).
+bool Running(pid_t pid) {
+  if (::kill(pid, 0) != 0) return false;
+  const std::string stat = ReadText("/proc/" + std::to_string(pid) + "/stat");
+  const size_t paren = stat.rfind(')');
+  return paren == std::string::npos || paren + 2 >= stat.size() || stat[paren + 2] != 'Z';
+}
+
 LaunchSpec Spec(const std::string& dir, const std::string& command) {
   return {"curated-s1",
           command,
           {{"PREFLIGHT_ARM", "curated"}, {"PREFLIGHT_SEED", "1"}},
-          dir + "/runs/curated-s1"};
+          dir + "/runs/curated-s1",
+          {}};
 }
 
 TEST(Launch, RunsInTheFolderWithTheEnvironmentAndRecordsIt) {
@@ -79,17 +91,103 @@ TEST(Launch, ASignalIsRecordedAndTheLockRefusesASecondLiveLaunch) {
   ASSERT_TRUE(rec.ok());
   EXPECT_FALSE(rec->exit_code.has_value());
   EXPECT_EQ(rec->signal, SIGKILL);
-  // The shell died but its `sleep` child still holds the lock: a launch beside it is refused
-  // until that child ends too.
-  EXPECT_FALSE(StartLaunch(Spec(dir, "true")).ok());
-  ::kill(child, SIGKILL);
-  Result<RunningLaunch> third = Status::Internal("not started");
-  for (int i = 0; i < 500 && !third.ok(); ++i) {
-    usleep(10000);
-    third = StartLaunch(Spec(dir, "true"));
-  }
+  // The shell died; its `sleep` child, left in the launch's process group holding the lock, was
+  // ended with it: nothing outlives the run, and the next launch starts at once.
+  EXPECT_FALSE(Running(child));
+  auto third = StartLaunch(Spec(dir, "true"));
   ASSERT_TRUE(third.ok()) << third.status().message();
   EXPECT_TRUE(WaitLaunch(*third)->succeeded());
+}
+
+// Waits (at most 30 s) until the launch's child has written its pid to `name` in the run folder.
+pid_t ChildPid(const std::string& run_dir, const std::string& name = "child.pid") {
+  const std::string path = run_dir + "/" + name;
+  for (int i = 0; i < 3000 && ReadText(path).empty(); ++i) usleep(10000);
+  const std::string text = ReadText(path);
+  return text.empty() ? -1 : static_cast<pid_t>(std::stoi(text));
+}
+
+constexpr char kSleepingChild[] =
+    "sleep 600 & echo $! > child.pid.tmp; mv child.pid.tmp child.pid; wait";
+
+TEST(LaunchLimits, AStalledRunIsStoppedWithItsWholeGroupAndFails) {
+  const std::string dir = ScratchDir("launch_stall");
+  LaunchSpec spec = Spec(dir, std::string("echo starting; ") + kSleepingChild);
+  spec.watch = {spec.cwd + "/curve.jsonl"};
+  auto launch = StartLaunch(spec);
+  ASSERT_TRUE(launch.ok()) << launch.status().message();
+  const pid_t child = ChildPid(spec.cwd);
+  ASSERT_GT(child, 0);
+  auto rec = WaitLaunch(*launch, {0, 2});
+  ASSERT_FALSE(rec.ok());
+  EXPECT_EQ(rec.status().kind(), Status::Kind::kIOError);
+  const std::string& message = rec.status().message();
+  EXPECT_NE(message.find("run curated-s1 showed no progress for 2 seconds"), std::string::npos)
+      << message;
+  EXPECT_NE(message.find("(--stall-timeout)"), std::string::npos) << message;
+  EXPECT_NE(message.find("  | starting"), std::string::npos) << message;  // its log's tail
+  EXPECT_FALSE(Running(launch->pid));
+  EXPECT_FALSE(Running(child));
+  auto saved = ReadLaunchRecord(spec.cwd);
+  ASSERT_TRUE(saved.ok());
+  EXPECT_TRUE(saved->ended());
+  EXPECT_NE(saved->stopped.find("--stall-timeout"), std::string::npos);
+  EXPECT_EQ(saved->signal, SIGTERM);
+  EXPECT_FALSE(saved->succeeded());
+}
+
+TEST(LaunchLimits, ARunPastItsTimeLimitIsStoppedEvenWhileItWritesLogs) {
+  const std::string dir = ScratchDir("launch_timeout");
+  // It shows progress all the time, so only the wall limit stops it; it ignores SIGTERM, so the
+  // SIGKILL after the grace period does.
+  auto launch = StartLaunch(Spec(dir, "trap '' TERM; while true; do echo tick; sleep 0.2; done"));
+  ASSERT_TRUE(launch.ok()) << launch.status().message();
+  auto rec = WaitLaunch(*launch, {2, 1});
+  ASSERT_FALSE(rec.ok());
+  EXPECT_NE(rec.status().message().find("ran past its time limit of 2 seconds (--run-timeout)"),
+            std::string::npos)
+      << rec.status().message();
+  EXPECT_FALSE(Running(launch->pid));
+  auto saved = ReadLaunchRecord(launch->record.cwd);
+  ASSERT_TRUE(saved.ok());
+  EXPECT_EQ(saved->signal, SIGKILL);
+}
+
+TEST(Launch, WhatACommandLeavesRunningEndsWithIt) {
+  const std::string dir = ScratchDir("launch_leftover");
+  auto launch = StartLaunch(Spec(dir, "sleep 600 & echo $! > child.pid; exit 0"));
+  ASSERT_TRUE(launch.ok()) << launch.status().message();
+  auto rec = WaitLaunch(*launch);
+  ASSERT_TRUE(rec.ok()) << rec.status().message();
+  EXPECT_TRUE(rec->succeeded());
+  const pid_t child = ChildPid(launch->record.cwd);
+  ASSERT_GT(child, 0);
+  EXPECT_FALSE(Running(child));
+}
+
+TEST(Launch, TheLaunchOfAnOwnerThatDiedIsEndedAndItsLockTaken) {
+  const std::string dir = ScratchDir("launch_orphan");
+  const LaunchSpec spec = Spec(dir, kSleepingChild);
+  // An owner that starts the launch and dies without a word, as `kill -9 preflight` does.
+  const pid_t owner = ::fork();
+  if (owner == 0) ::_exit(StartLaunch(spec).ok() ? 0 : 1);
+  int status = 0;
+  ASSERT_EQ(::waitpid(owner, &status, 0), owner);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  const pid_t child = ChildPid(spec.cwd);
+  ASSERT_GT(child, 0);
+  ASSERT_TRUE(Running(child));
+  auto again = StartLaunch(Spec(dir, "echo resumed"));
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  EXPECT_FALSE(Running(child));
+  auto rec = WaitLaunch(*again);
+  ASSERT_TRUE(rec.ok());
+  EXPECT_TRUE(rec->succeeded());
+  EXPECT_EQ(rec->owner_pid, ::getpid());
+  EXPECT_NE(ReadText(spec.cwd + "/stderr.log")
+                .find("left running by preflight " + std::to_string(owner) + " (which died)"),
+            std::string::npos)
+      << ReadText(spec.cwd + "/stderr.log");
 }
 
 TEST(Launch, LogTailShowsTheLastLines) {

@@ -11,6 +11,7 @@
 namespace preflight::trainer {
 namespace {
 
+using preflight::testing::Exists;
 using preflight::testing::ReadText;
 using preflight::testing::RunCli;
 using preflight::testing::ScratchDir;
@@ -89,6 +90,15 @@ TEST(ScoreCli, TheCurvesOfATrialGiveTheTrialsNumbers) {
   EXPECT_NE(text.out.find("net         not stated"), std::string::npos) << text.out;
 }
 
+// Issue 31: the help said "paired by order" while the interval is the unpaired bootstrap.
+TEST(ScoreCli, HelpSaysWhichBootstrapTheIntervalIs) {
+  auto help = RunCli("score --help");
+  ASSERT_EQ(help.exit_code, 0);
+  EXPECT_NE(help.out.find("resamples each arm's seeds independently (unpaired"), std::string::npos)
+      << help.out;
+  EXPECT_EQ(help.out.find("paired by order"), std::string::npos) << help.out;
+}
+
 TEST(ScoreCli, BadInputExitsTwo) {
   const std::string dir = ScratchDir("score_bad");
   WriteText(dir + "/a.jsonl", "{\"step\": 0, \"eval_bpb\": 5}\n{\"step\": 10, \"eval_bpb\": 3}\n");
@@ -112,6 +122,14 @@ TEST(ScoreCli, BadInputExitsTwo) {
                           "/b.jsonl --selection-core-seconds 3" + tail);
   EXPECT_EQ(half_cost.exit_code, 2);
   EXPECT_NE(half_cost.err.find("--step-seconds"), std::string::npos);
+  // Issue 31: an --out that cannot be a folder exited 1 (select and trial: 2), after the work.
+  WriteText(dir + "/file", "");
+  auto unwritable = RunCli("score --curated " + dir + "/a.jsonl --random " + dir +
+                           "/b.jsonl --ledger " + dir + "/ledger.jsonl --out " + dir + "/file");
+  EXPECT_EQ(unwritable.exit_code, 2) << unwritable.err;
+  EXPECT_NE(unwritable.err.find(dir + "/file: " + dir + "/file is not a folder"), std::string::npos)
+      << unwritable.err;
+  EXPECT_FALSE(Exists(dir + "/ledger.jsonl"));  // refused before any receipt
   auto ok =
       RunCli("score --curated " + dir + "/a.jsonl --random " + dir + "/b.jsonl --json" + tail);
   ASSERT_EQ(ok.exit_code, 0) << ok.err;

@@ -188,7 +188,8 @@ TEST(TrainerCli, KillNineThenResumeLaunchesOnlyTheUnfinishedRuns) {
   auto clean = Trial(dir, "clean", Fake(dir, ""));
   ASSERT_EQ(clean.exit_code, 0) << clean.err;
 
-  // preflight and its launches in a process group of their own, killed together (a job killed).
+  // preflight in a process group of its own, killed (a job killed). Its launches lead groups of
+  // their own and are left running: the resume ends any that still runs (launch.h).
   pid_t pid = fork();
   ASSERT_GE(pid, 0);
   if (pid == 0) {

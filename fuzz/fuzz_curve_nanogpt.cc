@@ -1,0 +1,9 @@
+// libFuzzer harness: the bytes as nanoGPT's stdout (fuzz_curve.h).
+
+#include "fuzz/fuzz_curve.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  return preflight::fuzz::FuzzCurve(data, size, [](std::string_view text) {
+    return preflight::trainer::ReadNanogptCurve("stdout.log", text);
+  });
+}
