@@ -18,8 +18,8 @@ int RunDemo(int argc, char** argv) {
       "The main job on the bundled Brown corpus: keep the quarter of a pool most like a\n"
       "built-in target with each selector and show what was kept and why, then run a full trial\n"
       "(dsir vs random, tiny model, 4 seeds per arm) that measures the compute the choice saved,\n"
-      "with its regime check, then a small ladder (the same arms at tiny:100, tiny:300 and\n"
-      "tiny:900, 4 seeds per arm) that shows whether the saving grows with compute.\n"
+      "with its regime check, then a small ladder (the same arms at tiny:30, tiny:100 and\n"
+      "tiny:300, 4 seeds per arm) that shows whether the saving grows with compute.\n"
       "Prints an estimate first; under 10 minutes on 2 cores. Resumable (rerun after a kill).");
   app::DemoRequest r;
   r.ledger_path = ledger::DefaultLedgerPath();
