@@ -12,29 +12,15 @@
 #include "forecast/cross_fit.h"
 #include "forecast/ngram_curve.h"
 #include "testing/testing.h"
+#include "testing/word_docs.h"
 
 namespace preflight::forecast {
 namespace {
 
-// Documents of words drawn from one vocabulary, deterministic.
-std::vector<std::string> Docs(const std::vector<std::string>& words, int docs, int per_doc,
-                              uint64_t seed) {
-  std::vector<std::string> out;
-  uint64_t state = seed;
-  for (int d = 0; d < docs; ++d) {
-    std::string text;
-    for (int w = 0; w < per_doc; ++w) {
-      state = state * 6364136223846793005ull + 1442695040888963407ull;
-      text += (w ? " " : "") + words[(state >> 33) % words.size()];
-    }
-    out.push_back(text);
-  }
-  return out;
-}
-
-const std::vector<std::string> kCode = {"int", "return", "void", "struct", "const", "auto"};
-const std::vector<std::string> kProse = {"river", "morning", "gentle", "quiet", "stone", "light"};
-const std::vector<std::string> kMail = {"From:", "Subject:", "Re:", "unsubscribe", "@", "list"};
+using testing::kCodeWords;
+using testing::kProseWords;
+using testing::kMailWords;
+using testing::WordDocs;
 
 std::vector<std::string> Join(std::vector<std::string> a, const std::vector<std::string>& b) {
   a.insert(a.end(), b.begin(), b.end());
@@ -63,9 +49,9 @@ TEST(NgramCurve, AQuarterOfTheTargetsKindLearnsItFasterAndDeterministically) {
   s.batch = 4;
   s.context = 32;
   s.points = 3;
-  const std::vector<std::string> target = Docs(kCode, 20, 60, 1);
-  const std::vector<std::string> like = Docs(kCode, 40, 80, 2);
-  const std::vector<std::string> mixed = Join(Docs(kCode, 10, 80, 3), Docs(kProse, 30, 80, 4));
+  const std::vector<std::string> target = WordDocs(kCodeWords, 20, 60, 1);
+  const std::vector<std::string> like = WordDocs(kCodeWords, 40, 80, 2);
+  const std::vector<std::string> mixed = Join(WordDocs(kCodeWords, 10, 80, 3), WordDocs(kProseWords, 30, 80, 4));
   const ArmCurve c = FitArmCurve(like, target, s), r = FitArmCurve(mixed, target, s);
   ASSERT_EQ(c.bits.size(), 3u);
   ASSERT_EQ(c.tokens_seen.size(), 3u);
@@ -78,7 +64,7 @@ TEST(NgramCurve, AQuarterOfTheTargetsKindLearnsItFasterAndDeterministically) {
   EXPECT_GT(sig.saving.gain, 0);
   EXPECT_LE(sig.saving.gain, 1);
   // The other way round, the curated quarter is mostly another kind of text: no saving.
-  const CurveSignals back = CompareCurves(FitArmCurve(Docs(kProse, 40, 80, 5), target, s), r, 200);
+  const CurveSignals back = CompareCurves(FitArmCurve(WordDocs(kProseWords, 40, 80, 5), target, s), r, 200);
   EXPECT_LT(back.gain.gain, 0);
   EXPECT_EQ(back.saving.gain, -1.0);
   // The same inputs, the same bits.
@@ -88,14 +74,14 @@ TEST(NgramCurve, AQuarterOfTheTargetsKindLearnsItFasterAndDeterministically) {
 
 TEST(Concentration, ACuratedQuarterThatDropsThePoolsLargestKindKeepsNoneOfIt) {
   // The random quarter: 60% prose, 40% code; the curated quarter: code only.
-  const std::vector<std::string> random = Join(Docs(kProse, 60, 50, 7), Docs(kCode, 40, 50, 8));
-  const std::vector<std::string> curated = Docs(kCode, 50, 50, 9);
+  const std::vector<std::string> random = Join(WordDocs(kProseWords, 60, 50, 7), WordDocs(kCodeWords, 40, 50, 8));
+  const std::vector<std::string> curated = WordDocs(kCodeWords, 50, 50, 9);
   const Concentration k = MeasureConcentration(curated, random, 2);
   EXPECT_GT(k.largest_source_random, 0.3);
   EXPECT_LT(k.largest_source_kept, 0.05);
   EXPECT_GT(k.top_gain, 0);
   // A quarter drawn like the random one keeps about as much of it.
-  const std::vector<std::string> alike = Join(Docs(kProse, 30, 50, 10), Docs(kCode, 20, 50, 11));
+  const std::vector<std::string> alike = Join(WordDocs(kProseWords, 30, 50, 10), WordDocs(kCodeWords, 20, 50, 11));
   const Concentration same = MeasureConcentration(alike, random, 2);
   EXPECT_NEAR(same.largest_source_kept, 1.0, 0.3);
   EXPECT_NEAR(same.top_gain, 0.0, 0.2);
@@ -128,7 +114,7 @@ std::string Jsonl(const std::vector<std::string>& texts, const std::string& pref
 TEST(CrossFitSignals, OutOfSampleGainsSeeAPlantedKindAndNotAnAbsentOne) {
   const std::string dir = testing::ScratchDir("cross_fit");
   const std::vector<std::string> pool =
-      Join(Join(Docs(kCode, 40, 80, 21), Docs(kProse, 80, 80, 22)), Docs(kMail, 80, 80, 23));
+      Join(Join(WordDocs(kCodeWords, 40, 80, 21), WordDocs(kProseWords, 80, 80, 22)), WordDocs(kMailWords, 80, 80, 23));
   testing::WriteText(dir + "/pool.jsonl", Jsonl(pool, "p"));
   CrossFitOptions o;
   o.pool = {dir + "/pool.jsonl"};
@@ -137,9 +123,9 @@ TEST(CrossFitSignals, OutOfSampleGainsSeeAPlantedKindAndNotAnAbsentOne) {
   o.schedule.context = 32;
   o.work_dir = dir;
   o.curve_signals = true;
-  const std::vector<std::string> random = Join(Join(Docs(kCode, 10, 80, 24), Docs(kProse, 20, 80, 25)),
-                                               Docs(kMail, 20, 80, 26));
-  auto planted = CrossFitSignals(o, Docs(kCode, 16, 80, 27), random);
+  const std::vector<std::string> random = Join(Join(WordDocs(kCodeWords, 10, 80, 24), WordDocs(kProseWords, 20, 80, 25)),
+                                               WordDocs(kMailWords, 20, 80, 26));
+  auto planted = CrossFitSignals(o, WordDocs(kCodeWords, 16, 80, 27), random);
   ASSERT_TRUE(planted.ok()) << planted.status().message();
   for (const char* name : {"xfit_bigram_gain", "ngram_curve_gain", "xfit_target_like_gain"}) {
     EXPECT_GT(planted->signals.at(name).lo, 0) << name;
@@ -148,7 +134,7 @@ TEST(CrossFitSignals, OutOfSampleGainsSeeAPlantedKindAndNotAnAbsentOne) {
   EXPECT_EQ(planted->evidence["halves"], nlohmann::json({8, 8}));
   // Greek words: bytes the pool never holds; no quarter of it is closer than another.
   const std::vector<std::string> greek = {"αλφα", "βητα", "γαμμα", "δελτα", "ψυχη", "λογος"};
-  auto absent = CrossFitSignals(o, Docs(greek, 16, 80, 28), random);
+  auto absent = CrossFitSignals(o, WordDocs(greek, 16, 80, 28), random);
   ASSERT_TRUE(absent.ok()) << absent.status().message();
   for (const char* name : {"xfit_bigram_gain", "ngram_curve_gain", "ngram_curve_saving"}) {
     EXPECT_LE(absent->signals.at(name).value, 0) << name;  // not closer, out of sample

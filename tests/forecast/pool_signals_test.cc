@@ -5,27 +5,14 @@
 #include <string>
 #include <vector>
 
+#include "testing/word_docs.h"
+
 namespace preflight::forecast {
 namespace {
 
-// Documents of words drawn from one vocabulary, deterministic.
-std::vector<std::string> Docs(const std::vector<std::string>& words, int docs, int per_doc,
-                              uint64_t seed) {
-  std::vector<std::string> out;
-  uint64_t state = seed;
-  for (int d = 0; d < docs; ++d) {
-    std::string text;
-    for (int w = 0; w < per_doc; ++w) {
-      state = state * 6364136223846793005ull + 1442695040888963407ull;
-      text += (w ? " " : "") + words[(state >> 33) % words.size()];
-    }
-    out.push_back(text);
-  }
-  return out;
-}
-
-const std::vector<std::string> kCode = {"int", "return", "void", "struct", "const", "auto"};
-const std::vector<std::string> kProse = {"river", "morning", "gentle", "quiet", "stone", "light"};
+using testing::kCodeWords;
+using testing::kProseWords;
+using testing::WordDocs;
 
 TEST(NgramCoverage, ByHandOnShortTexts) {
   // Target 4-grams: "abcd", "bcde" (2); the arm holds "abcd" only.
@@ -35,37 +22,37 @@ TEST(NgramCoverage, ByHandOnShortTexts) {
 }
 
 TEST(NgramCoverageGain, PositiveWhenTheCuratedArmHoldsTheTargetsText) {
-  const auto target = Docs(kCode, 4, 50, 1);
-  const auto curated = Docs(kCode, 20, 50, 2);
-  const auto random = Docs(kProse, 20, 50, 3);
+  const auto target = WordDocs(kCodeWords, 4, 50, 1);
+  const auto curated = WordDocs(kCodeWords, 20, 50, 2);
+  const auto random = WordDocs(kProseWords, 20, 50, 3);
   EXPECT_GT(NgramCoverageGain(curated, random, target), 0.5);
   EXPECT_LT(NgramCoverageGain(random, curated, target), -0.5);
 }
 
 TEST(ClassifierAuc, SeparatesUnlikeTextAndNotLikeText) {
-  const auto target = Docs(kCode, 8, 400, 1);
-  EXPECT_GT(ClassifierAuc(target, Docs(kProse, 40, 400, 2)), 0.95);
+  const auto target = WordDocs(kCodeWords, 8, 400, 1);
+  EXPECT_GT(ClassifierAuc(target, WordDocs(kProseWords, 40, 400, 2)), 0.95);
   // The same distribution: a classifier can do no better than chance, give or take noise.
-  EXPECT_NEAR(ClassifierAuc(target, Docs(kCode, 40, 400, 3)), 0.5, 0.25);
-  EXPECT_DOUBLE_EQ(ClassifierAuc({"one passage"}, Docs(kProse, 4, 10, 4)), 0.5);  // too few
+  EXPECT_NEAR(ClassifierAuc(target, WordDocs(kCodeWords, 40, 400, 3)), 0.5, 0.25);
+  EXPECT_DOUBLE_EQ(ClassifierAuc({"one passage"}, WordDocs(kProseWords, 4, 10, 4)), 0.5);  // too few
 }
 
 TEST(ClassifierAuc, Deterministic) {
-  const auto target = Docs(kCode, 6, 300, 5);
-  const auto arm = Docs(kProse, 30, 300, 6);
+  const auto target = WordDocs(kCodeWords, 6, 300, 5);
+  const auto arm = WordDocs(kProseWords, 30, 300, 6);
   EXPECT_EQ(ClassifierAuc(target, arm), ClassifierAuc(target, arm));
 }
 
 // An arm of `docs` documents, `share` of them from the target's kind (code), the rest prose.
 std::vector<std::string> Arm(double share, int docs, uint64_t seed) {
   const int like = static_cast<int>(share * docs + 0.5);
-  std::vector<std::string> out = Docs(kCode, like, 300, seed);
-  for (const std::string& d : Docs(kProse, docs - like, 300, seed + 1)) out.push_back(d);
+  std::vector<std::string> out = WordDocs(kCodeWords, like, 300, seed);
+  for (const std::string& d : WordDocs(kProseWords, docs - like, 300, seed + 1)) out.push_back(d);
   return out;
 }
 
 TEST(TargetLikeShare, HowMuchOfTheCuratedQuarterIsLikeTheTarget) {
-  const auto target = Docs(kCode, 12, 300, 1);
+  const auto target = WordDocs(kCodeWords, 12, 300, 1);
   // Plenty: a random quarter with 10% of the target's kind, a curated one with 80%.
   const TargetLike plenty = TargetLikeShare(target, Arm(0.8, 60, 2), Arm(0.1, 60, 4));
   EXPECT_GT(plenty.gain, 0.4);
@@ -90,8 +77,8 @@ TEST(TargetLikeShare, HowMuchOfTheCuratedQuarterIsLikeTheTarget) {
 }
 
 TEST(TargetLikeShare, ItsAucIsClassifierAucAndTooFewPassagesGiveNothing) {
-  const auto target = Docs(kCode, 6, 300, 5);
-  const auto random = Docs(kProse, 30, 300, 6);
+  const auto target = WordDocs(kCodeWords, 6, 300, 5);
+  const auto random = WordDocs(kProseWords, 30, 300, 6);
   EXPECT_EQ(TargetLikeShare(target, random, random).auc, ClassifierAuc(target, random));
   const TargetLike none = TargetLikeShare({"one passage"}, random, random);
   EXPECT_EQ(none.gain, 0);

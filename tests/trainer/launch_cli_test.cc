@@ -31,16 +31,6 @@ using preflight::testing::RunCli;
 using preflight::testing::ScratchDir;
 using preflight::testing::WriteText;
 
-void WriteData(const std::string& dir, uint64_t seed) {
-  preflight::testing::WritePlantedPool(dir, 60, 0.3, 10, seed);
-  preflight::testing::TestRng rng(seed + 100);
-  std::string eval;
-  for (int i = 0; i < 8; ++i) {
-    eval += nlohmann::json{{"text", preflight::testing::MakeDoc(rng, "tg", 120)}}.dump() + "\n";
-  }
-  WriteText(dir + "/eval.jsonl", eval);
-}
-
 // `trial` with a cmd template whose runs sleep while DIR/hang exists and otherwise run the fake
 // trainer; each run writes its shell's pid and its sleep's pid in its folder first.
 std::string TrialArgs(const std::string& dir, const std::string& extra = "") {
@@ -100,7 +90,7 @@ std::vector<nlohmann::json> Receipts(const std::string& ledger, const std::strin
 
 TEST(LaunchCli, SigtermToTheTrialEndsItsRunsProcessGroups) {
   const std::string dir = ScratchDir("launch_cli_sigterm");
-  WriteData(dir, 51);
+  preflight::testing::WritePlantedTrial(dir, 51);
   WriteText(dir + "/hang", "");
   const pid_t trial = Start(TrialArgs(dir, "--quiet"), dir);
   const pid_t shell = WaitForPid(dir + "/out/runs/random-s1/shell.pid");
@@ -119,7 +109,7 @@ TEST(LaunchCli, SigtermToTheTrialEndsItsRunsProcessGroups) {
 
 TEST(LaunchCli, AStalledRunFailsTheTrialWithItsLogAndIsNotShownDone) {
   const std::string dir = ScratchDir("launch_cli_stall");
-  WriteData(dir, 52);
+  preflight::testing::WritePlantedTrial(dir, 52);
   WriteText(dir + "/hang", "");
   const CliResult r = RunCli(TrialArgs(dir, "--stall-timeout 3"));
   EXPECT_EQ(r.exit_code, 1) << r.err;
@@ -135,7 +125,7 @@ TEST(LaunchCli, AStalledRunFailsTheTrialWithItsLogAndIsNotShownDone) {
 
 TEST(LaunchCli, AfterKillNineTheRerunEndsTheRunLeftBehindAndTestsTheSameForecast) {
   const std::string dir = ScratchDir("launch_cli_orphan");
-  WriteData(dir, 53);
+  preflight::testing::WritePlantedTrial(dir, 53);
   WriteText(dir + "/hang", "");
   const pid_t trial = Start(TrialArgs(dir, "--quiet"), dir);
   const pid_t sleeper = WaitForPid(dir + "/out/runs/random-s1/sleep.pid");
@@ -162,7 +152,7 @@ TEST(LaunchCli, AfterKillNineTheRerunEndsTheRunLeftBehindAndTestsTheSameForecast
 
 TEST(LaunchCli, ARerunAfterAFailedRunMakesNoSecondForecastReceipt) {
   const std::string dir = ScratchDir("launch_cli_failed");
-  WriteData(dir, 54);
+  preflight::testing::WritePlantedTrial(dir, 54);
   std::filesystem::create_directories(dir + "/control");
   WriteText(dir + "/control/fail-random-s2", "");
   const CliResult failed = RunCli(TrialArgs(dir, "--quiet"));

@@ -22,16 +22,6 @@ using preflight::testing::RunCli;
 using preflight::testing::ScratchDir;
 using preflight::testing::WriteText;
 
-void WriteData(const std::string& dir, uint64_t seed) {
-  preflight::testing::WritePlantedPool(dir, 60, 0.3, 10, seed);
-  preflight::testing::TestRng rng(seed + 100);
-  std::string eval;
-  for (int i = 0; i < 8; ++i) {
-    eval += nlohmann::json{{"text", preflight::testing::MakeDoc(rng, "tg", 120)}}.dump() + "\n";
-  }
-  WriteText(dir + "/eval.jsonl", eval);
-}
-
 // A launched trial on the fake trainer (its run.json states 0.01 s of training per run) in
 // dir/out with `extra` flags.
 CliResult Trial(const std::string& dir, const std::string& out, const std::string& extra) {
@@ -66,7 +56,7 @@ double Net(double t_arm, double t_baseline, double f, double c_arm, double c_bas
 
 TEST(NetDollars, TheReceiptsNetIsTheHandComputationFromItsOwnNumbers) {
   const std::string dir = ScratchDir("net_dollars_hand");
-  WriteData(dir, 51);
+  preflight::testing::WritePlantedTrial(dir, 51);
   const CliResult r = Trial(dir, "run", " --price 2.5 --cpu-price 0.05");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json res = LastReceiptResult(dir);
@@ -116,7 +106,7 @@ TEST(NetDollars, TheReceiptsNetIsTheHandComputationFromItsOwnNumbers) {
 
 TEST(NetDollars, ANewPriceReusesEveryRunAndMovesOnlyTheNet) {
   const std::string dir = ScratchDir("net_dollars_reprice");
-  WriteData(dir, 52);
+  preflight::testing::WritePlantedTrial(dir, 52);
   ASSERT_EQ(Trial(dir, "run", " --price 2.5").exit_code, 0);
   const nlohmann::json before = LastReceiptResult(dir);
   const CliResult again = Trial(dir, "run", " --price 0.5");
@@ -131,7 +121,7 @@ TEST(NetDollars, ANewPriceReusesEveryRunAndMovesOnlyTheNet) {
 
 TEST(NetDollars, WithoutPriceFlagsEachPriceSaysWhereItCameFrom) {
   const std::string dir = ScratchDir("net_dollars_defaults");
-  WriteData(dir, 53);
+  preflight::testing::WritePlantedTrial(dir, 53);
   ASSERT_EQ(Trial(dir, "cpu", "").exit_code, 0);
   const nlohmann::json cpu = LastReceiptResult(dir)["trainer"]["prices"];
   // --device cpu: the run's threads (1) at the CPU core-hour price, whose source is stated.
@@ -152,7 +142,7 @@ TEST(NetDollars, WithoutPriceFlagsEachPriceSaysWhereItCameFrom) {
 
 TEST(NetDollars, PriceFlagsThatCannotBeUsedExitTwo) {
   const std::string dir = ScratchDir("net_dollars_usage");
-  WriteData(dir, 54);
+  preflight::testing::WritePlantedTrial(dir, 54);
   const CliResult zero = Trial(dir, "zero", " --price 0");
   EXPECT_EQ(zero.exit_code, 2);
   EXPECT_NE(zero.err.find("--price must be a price in dollars > 0"), std::string::npos) << zero.err;

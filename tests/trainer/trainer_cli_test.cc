@@ -30,17 +30,6 @@ using preflight::testing::RunCli;
 using preflight::testing::ScratchDir;
 using preflight::testing::WriteText;
 
-// A planted pool, its target and a held-out eval set in `dir`.
-void WriteData(const std::string& dir, uint64_t seed) {
-  preflight::testing::WritePlantedPool(dir, 60, 0.3, 10, seed);
-  preflight::testing::TestRng rng(seed + 100);
-  std::string eval;
-  for (int i = 0; i < 8; ++i) {
-    eval += nlohmann::json{{"text", preflight::testing::MakeDoc(rng, "tg", 120)}}.dump() + "\n";
-  }
-  WriteText(dir + "/eval.jsonl", eval);
-}
-
 // The trial's flags but the trainer's and the folders'.
 std::string TrialFlags(const std::string& dir) {
   return "trial --pool " + dir + "/pool.jsonl --target-select " + dir + "/target.jsonl" +
@@ -83,7 +72,7 @@ void ExpectContains(const std::string& text, const std::string& part) {
 
 TEST(TrainerCli, EveryCurveFormatGivesTheSameSaving) {
   const std::string dir = ScratchDir("trainer_formats");
-  WriteData(dir, 31);
+  preflight::testing::WritePlantedTrial(dir, 31);
   auto base = Trial(dir, "jsonl", Fake(dir, "--format jsonl --run-json"));
   ASSERT_EQ(base.exit_code, 0) << base.err;
   const nlohmann::json want = Result(dir, "jsonl");
@@ -121,7 +110,7 @@ TEST(TrainerCli, EveryCurveFormatGivesTheSameSaving) {
 
 TEST(TrainerCli, FailuresNameTheRunAndKeepTheFinishedOnes) {
   const std::string dir = ScratchDir("trainer_failures");
-  WriteData(dir, 32);
+  preflight::testing::WritePlantedTrial(dir, 32);
   const std::string control = dir + "/control";
   std::filesystem::create_directories(control);
   const std::string fake = Fake(dir, "--control " + control + " --launches " + dir + "/launches");
@@ -162,7 +151,7 @@ TEST(TrainerCli, FailuresNameTheRunAndKeepTheFinishedOnes) {
 
 TEST(TrainerCli, RunsThatDifferInComputeOrEvalsExitTwo) {
   const std::string dir = ScratchDir("trainer_mismatch");
-  WriteData(dir, 33);
+  preflight::testing::WritePlantedTrial(dir, 33);
   const std::string control = dir + "/control";
   std::filesystem::create_directories(control);
   const std::string fake = Fake(dir, "--control " + control);
@@ -182,7 +171,7 @@ TEST(TrainerCli, RunsThatDifferInComputeOrEvalsExitTwo) {
 
 TEST(TrainerCli, KillNineThenResumeLaunchesOnlyTheUnfinishedRuns) {
   const std::string dir = ScratchDir("trainer_kill");
-  WriteData(dir, 34);
+  preflight::testing::WritePlantedTrial(dir, 34);
   const std::string launches = dir + "/launches";
   const std::string fake = Fake(dir, "--sleep 0.1 --launches " + launches);
   auto clean = Trial(dir, "clean", Fake(dir, ""));
@@ -227,7 +216,7 @@ TEST(TrainerCli, KillNineThenResumeLaunchesOnlyTheUnfinishedRuns) {
 
 TEST(TrainerCli, AFinishedRunIsCollectedNotLaunchedAgain) {
   const std::string dir = ScratchDir("trainer_collect");
-  WriteData(dir, 35);
+  preflight::testing::WritePlantedTrial(dir, 35);
   const std::string launches = dir + "/launches";
   const std::string fake = Fake(dir, "--launches " + launches);
   ASSERT_EQ(Trial(dir, "out", fake).exit_code, 0);
@@ -246,7 +235,7 @@ TEST(TrainerCli, AFinishedRunIsCollectedNotLaunchedAgain) {
 
 TEST(TrainerCli, ParallelTwoGivesTheNumbersOfParallelOne) {
   const std::string dir = ScratchDir("trainer_parallel");
-  WriteData(dir, 36);
+  preflight::testing::WritePlantedTrial(dir, 36);
   // Curated runs finish first under --parallel 2 when random ones sleep longer; the numbers
   // must not depend on the order in which runs finish.
   ASSERT_EQ(Trial(dir, "one", Fake(dir, "--sleep 0.02")).exit_code, 0);
@@ -259,7 +248,7 @@ TEST(TrainerCli, ParallelTwoGivesTheNumbersOfParallelOne) {
 
 TEST(TrainerCli, ReplayingTheEnginesCurvesGivesTheBuiltinSaving) {
   const std::string dir = ScratchDir("trainer_replay");
-  WriteData(dir, 37);
+  preflight::testing::WritePlantedTrial(dir, 37);
   auto builtin = Trial(dir, "builtin", "");
   ASSERT_EQ(builtin.exit_code, 0) << builtin.err;
   auto replay = Trial(dir, "replay", Fake(dir, "--replay " + dir + "/builtin"));
@@ -320,7 +309,7 @@ with open(os.path.join(a.run_dir, 'run.json'), 'w') as f:
 // runs in its run folder; {start_dir} and PREFLIGHT_START_DIR name the folder.
 TEST(TrainerCli, RelativePathsInTheTemplateAreTheStartFolders) {
   const std::string dir = ScratchDir("trainer_relative");
-  WriteData(dir, 43);
+  preflight::testing::WritePlantedTrial(dir, 43);
   preflight::testing::WriteFakeTrainer(dir);
   for (const std::string script : {"fake_trainer.py", "{start_dir}/fake_trainer.py"}) {
     const std::string out = script[0] == '{' ? "placeholder" : "relative";
@@ -337,7 +326,7 @@ TEST(TrainerCli, RelativePathsInTheTemplateAreTheStartFolders) {
 
 TEST(TrainerCli, TorchLaunchesItsScriptWithTheDocumentedCommandLine) {
   const std::string dir = ScratchDir("trainer_torch");
-  WriteData(dir, 39);
+  preflight::testing::WritePlantedTrial(dir, 39);
   const std::string script = dir + "/train.py";
   WriteText(script, kFakeTorch);
   setenv("PREFLIGHT_TORCH_TRAINER", script.c_str(), 1);
@@ -375,7 +364,7 @@ TEST(TrainerCli, TorchLaunchesItsScriptWithTheDocumentedCommandLine) {
 
 TEST(TrainerCli, LadderAndBatteryTrainOnTheTrainerGiven) {
   const std::string dir = ScratchDir("trainer_ladder");
-  WriteData(dir, 40);
+  preflight::testing::WritePlantedTrial(dir, 40);
   const std::string common =
       " --seeds 2 --eval-windows 16 --layers 1 --d-model 32 --heads 2 "
       "--context 32 --batch 8 --threads 1 --json --ledger " +
@@ -404,7 +393,7 @@ TEST(TrainerCli, LadderAndBatteryTrainOnTheTrainerGiven) {
 
 TEST(TrainerCli, UsageErrorsExitTwo) {
   const std::string dir = ScratchDir("trainer_usage");
-  WriteData(dir, 38);
+  preflight::testing::WritePlantedTrial(dir, 38);
   auto no_cmd = Trial(dir, "a", " --trainer cmd");
   EXPECT_EQ(no_cmd.exit_code, 2);
   ExpectContains(no_cmd.err, "--trainer cmd needs --trainer-cmd");
