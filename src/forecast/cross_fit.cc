@@ -46,14 +46,14 @@ Status WriteTexts(const std::string& path, const std::vector<std::string>& texts
 // evenly spread, written under the work folder.
 Result<std::vector<std::string>> SelectionPool(const CrossFitOptions& o) {
   uint64_t bytes = 0;
-  for (const std::string& p : o.pool) bytes += PathBytes(p);
-  if (bytes <= kMaxPoolBytes) return o.pool;
+  for (const std::string& p : o.plan.pool) bytes += PathBytes(p);
+  if (bytes <= kMaxPoolBytes) return o.plan.pool;
   const double r = static_cast<double>(kMaxPoolBytes) / static_cast<double>(bytes);
   corpus::ReadOptions read;
-  read.text_field = o.text_field;
+  read.text_field = o.plan.text_field;
   std::string sample;
   uint64_t k = 0;
-  PF_RETURN_IF_ERROR(corpus::ScanLines(o.pool, read, [&](const corpus::Record& rec) -> Status {
+  PF_RETURN_IF_ERROR(corpus::ScanLines(o.plan.pool, read, [&](const corpus::Record& rec) -> Status {
     const double at = static_cast<double>(k++);
     if (std::floor((at + 1) * r) > std::floor(at * r)) {
       sample.append(rec.line);
@@ -71,17 +71,17 @@ Result<std::vector<std::string>> SelectWithHalf(const CrossFitOptions& o,
                                                 const std::vector<std::string>& pool,
                                                 const std::string& half_path, int half) {
   select::SelectOptions s;
-  s.selector = o.selector;
-  s.keep = o.keep;
-  s.seed = o.selection_seed;
-  s.threads = o.threads;
+  s.selector = o.plan.selector;
+  s.keep = o.plan.keep;
+  s.seed = o.plan.selection_seed;
+  s.threads = o.plan.threads;
   s.out_path = JoinPath(o.work_dir, fmt::format("xfit-curated-{}.jsonl", half));
-  s.read.text_field = o.text_field;
-  s.id_field = o.id_field;
+  s.read.text_field = o.plan.text_field;
+  s.id_field = o.plan.id_field;
   s.target_text_field = "text";
   s.target_id_field = "id";
   PF_RETURN_IF_ERROR(select::RunSelection(pool, {half_path}, s).status());
-  return ReadSample(s.out_path, o.text_field, o.signal_bytes);
+  return ReadSample(s.out_path, o.plan.text_field, o.signal_bytes);
 }
 
 std::vector<std::string> Concat(const std::vector<std::string>& a,

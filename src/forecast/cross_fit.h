@@ -13,10 +13,10 @@
 //   xfit_bigram_gain        the byte bigram gain (signals.h), out of sample
 //   ngram_curve_gain        (only with curve_signals) the order-4 learning curves at the pilot's
 //   ngram_curve_saving      token schedule (ngram_curve.h): the gap at the end; 1 - t_C / t_R
-//   xfit_target_like_gain   (only with curve_signals) how much more of the curated quarter's documents a classifier trained
-//   xfit_target_like_share  on the other half takes for the target's kind than of the random
-//                           quarter's (pool_signals.h TargetLikeShare on whole documents), and
-//                           the curated quarter's share
+//   xfit_target_like_gain   (only with curve_signals) how much more of the curated quarter's
+//   xfit_target_like_share  documents a classifier trained on the other half takes for the
+//                           target's kind than of the random quarter's (pool_signals.h
+//                           TargetLikeShare on whole documents), and the curated quarter's share
 //
 // Cost: two selections over the pool (at most kMaxPoolBytes of it: a larger pool is sampled, an
 // evenly spread deterministic share of its lines written beside the arms) and the signals on at
@@ -31,17 +31,15 @@
 #include "base/status.h"
 #include "forecast/calibration.h"
 #include "forecast/ngram_curve.h"
+#include "trial/plan.h"
 
 namespace preflight::forecast {
 
 struct CrossFitOptions {
-  std::vector<std::string> pool;
-  std::string selector = "dsir";
-  double keep = 0.25;
-  uint64_t selection_seed = 1;
-  int threads = 1;
-  std::string text_field = "text", id_field = "id";  // the pool's
-  uint64_t signal_bytes = 2ull << 20;                 // read of each arm (0: whole)
+  // The pool, its fields and the selection, as the trial will make it (the rest of the plan is
+  // not read here).
+  trial::TrialPlan plan;
+  uint64_t signal_bytes = 2ull << 20;  // read of each arm (0: whole)
   NgramSchedule schedule;
   // Also the n-gram learning curves and the document-level target-like share (off by default:
   // on the three batteries neither did better than xfit_bigram_gain, and together they cost about

@@ -10,12 +10,12 @@
 #include "base/clock.h"
 #include "base/file.h"
 #include "corpus/scanner.h"
+#include "engine/train.h"
 #include "forecast/arm_reader.h"
 #include "forecast/concentration.h"
 #include "forecast/cross_fit.h"
 #include "forecast/pool_signals.h"
 #include "select/selector.h"
-#include "engine/train.h"
 
 namespace preflight::forecast {
 namespace {
@@ -82,30 +82,15 @@ Result<TimedStep> TimeTrainingStep(const ForecastConfig& c, const std::vector<st
 }  // namespace
 
 nlohmann::json ForecastConfig::ToJson() const {
-  nlohmann::json j = {{"pool", pool},
-                      {"target_select", target_select},
-                      {"selector", selector},
-                      {"keep", keep},
-                      {"selection_seed", selection_seed},
-                      {"model", engine::ModelToJson(model_name, model)},
-                      {"steps", steps},
-                      {"seeds", seeds},
-                      {"lr", lr},
-                      {"threads", threads},
-                      {"proxy", proxy},
-                      {"proxy_fraction", proxy_fraction},
-                      {"eval_max_windows", eval_max_windows},
-                      {"signal_bytes", signal_bytes},
-                      {"calibration", calibration.ToJson()}};
+  nlohmann::json j = PlanJson();
+  j["proxy"] = proxy;
+  j["proxy_fraction"] = proxy_fraction;
+  j["eval_max_windows"] = eval_max_windows;
+  j["signal_bytes"] = signal_bytes;
+  j["calibration"] = calibration.ToJson();
   if (!group.empty()) j["group"] = group;
   if (!remeasures.empty()) j["remeasures"] = remeasures;
   if (curve_signals) j["curve_signals"] = true;
-  if (text_field != "text") j["text_field"] = text_field;
-  if (id_field != "id") j["id_field"] = id_field;
-  if (TargetTextField() != text_field) j["target_text_field"] = TargetTextField();
-  if (!target_id_field.empty() && target_id_field != id_field) {
-    j["target_id_field"] = target_id_field;
-  }
   return j;
 }
 
@@ -172,13 +157,7 @@ Status MeasureCrossFit(const ForecastConfig& c, const std::vector<std::string>& 
                        const std::vector<std::string>& random, Measured& m) {
   PF_ASSIGN_OR_RETURN(WorkDir work, WorkDir::Make(""));
   CrossFitOptions o;
-  o.pool = c.pool;
-  o.selector = c.selector;
-  o.keep = c.keep;
-  o.selection_seed = c.selection_seed;
-  o.threads = c.threads;
-  o.text_field = c.text_field;
-  o.id_field = c.id_field;
+  o.plan = c;  // the forecast's config is the trial's plan and more
   o.signal_bytes = c.signal_bytes;
   o.schedule.steps = c.steps;
   o.schedule.batch = c.model.batch;

@@ -4,9 +4,11 @@
 // learning rate, threads). The trial's config (runner.h) and the forecast's config
 // (forecast/forecast.h) are both this plan and more, so the trial hands the forecast its plan as
 // one value. It holds no held-out file: the forecast never sees T_eval.
-// Header only: plain data and two accessors (forecast/ uses it without linking the trial).
+// Header only: plain data, two accessors and its JSON (forecast/ uses it without linking the
+// trial).
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -39,6 +41,26 @@ struct TrialPlan {
   }
   const std::string& TargetIdField() const {
     return target_id_field.empty() ? id_field : target_id_field;
+  }
+
+  // The plan's keys of a trial's or a forecast's config (their fingerprints): the fields only
+  // where they are not the defaults, so that older fingerprints stay as they were.
+  nlohmann::json PlanJson() const {
+    nlohmann::json j = {{"pool", pool},
+                        {"target_select", target_select},
+                        {"selector", selector},
+                        {"keep", keep},
+                        {"selection_seed", selection_seed},
+                        {"model", engine::ModelToJson(model_name, model)},
+                        {"steps", steps},
+                        {"seeds", seeds},
+                        {"lr", lr},
+                        {"threads", threads}};
+    if (text_field != "text") j["text_field"] = text_field;
+    if (id_field != "id") j["id_field"] = id_field;
+    if (TargetTextField() != text_field) j["target_text_field"] = TargetTextField();
+    if (TargetIdField() != id_field) j["target_id_field"] = TargetIdField();
+    return j;
   }
 };
 

@@ -9,11 +9,11 @@
 #include "base/clock.h"
 #include "base/file.h"
 #include "base/json.h"
-#include "select/prepared.h"
-#include "select/selector.h"
 #include "engine/data.h"
 #include "engine/schedule.h"
 #include "engine/train.h"
+#include "select/prepared.h"
+#include "select/selector.h"
 #include "trial/arm_overlap.h"
 #include "trial/concurrent_runs.h"
 #include "trial/outcome_builder.h"
@@ -136,28 +136,15 @@ Status ValidateTrialFlags(const TrialConfig& c) {
 }
 
 nlohmann::json TrialConfig::ToJson() const {
-  nlohmann::json j = {{"pool", pool},
-                      {"target_select", target_select},
-                      {"target_eval", target_eval},
-                      {"target_name", target_name},
-                      {"selector", selector},
-                      {"keep", keep},
-                      {"selection_seed", selection_seed},
-                      {"baseline", baseline},
-                      {"seeds", seeds},
-                      {"model", engine::ModelToJson(model_name, model)},
-                      {"steps", steps},
-                      {"eval_every", eval_every},
-                      {"eval_max_windows", eval_max_windows},
-                      {"lr", lr},
-                      {"threads", threads},
-                      {"forecast", forecast_hash}};
-  // Fields other than the defaults, and schedule trials, add their keys; other trials'
-  // fingerprints stay as they were.
-  if (text_field != "text") j["text_field"] = text_field;
-  if (id_field != "id") j["id_field"] = id_field;
-  if (TargetTextField() != text_field) j["target_text_field"] = TargetTextField();
-  if (TargetIdField() != id_field) j["target_id_field"] = TargetIdField();
+  nlohmann::json j = PlanJson();
+  j["target_eval"] = target_eval;
+  j["target_name"] = target_name;
+  j["baseline"] = baseline;
+  j["eval_every"] = eval_every;
+  j["eval_max_windows"] = eval_max_windows;
+  j["forecast"] = forecast_hash;
+  // Schedule trials and launched trainers add their keys; other trials' fingerprints stay as
+  // they were.
   if (IsScheduleTrial()) {
     j["schedules"] = schedules;
     j["schedule_data"] = schedule_data;

@@ -1,6 +1,8 @@
 // The cross-fitted signals (cross_fit.h), the n-gram learning curves (ngram_curve.h) and the
 // curated quarter's concentration (concentration.h), on texts made here.
 
+#include "forecast/cross_fit.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -9,7 +11,6 @@
 #include <vector>
 
 #include "forecast/concentration.h"
-#include "forecast/cross_fit.h"
 #include "forecast/ngram_curve.h"
 #include "testing/testing.h"
 #include "testing/word_docs.h"
@@ -18,8 +19,8 @@ namespace preflight::forecast {
 namespace {
 
 using testing::kCodeWords;
-using testing::kProseWords;
 using testing::kMailWords;
+using testing::kProseWords;
 using testing::WordDocs;
 
 std::vector<std::string> Join(std::vector<std::string> a, const std::vector<std::string>& b) {
@@ -35,8 +36,8 @@ TEST(CurveSaving, TheTrialsMeasureOnTwoCurvesByHand) {
   EXPECT_NEAR(CurveSaving({100, 200, 400}, {5.0, 3.0, 2.0}, {6.0, 5.0, 4.0}), 1 - 150.0 / 400,
               1e-12);
   // Already below it at the first point: crossed between 0 tokens (u bits) and 100.
-  EXPECT_NEAR(CurveSaving({100, 200}, {3.0, 2.0}, {6.0, 4.0}), 1 - 100 * (u - 4.0) / (u - 3.0) / 200,
-              1e-12);
+  EXPECT_NEAR(CurveSaving({100, 200}, {3.0, 2.0}, {6.0, 4.0}),
+              1 - 100 * (u - 4.0) / (u - 3.0) / 200, 1e-12);
   // Never reaches the random arm's lowest point within the budget: -1, the trial's label.
   EXPECT_EQ(CurveSaving({100, 200, 400}, {5.0, 4.5, 4.2}, {6.0, 5.0, 4.0}), -1.0);
   // Equal curves: the curated arm reaches it when the random one does.
@@ -51,7 +52,8 @@ TEST(NgramCurve, AQuarterOfTheTargetsKindLearnsItFasterAndDeterministically) {
   s.points = 3;
   const std::vector<std::string> target = WordDocs(kCodeWords, 20, 60, 1);
   const std::vector<std::string> like = WordDocs(kCodeWords, 40, 80, 2);
-  const std::vector<std::string> mixed = Join(WordDocs(kCodeWords, 10, 80, 3), WordDocs(kProseWords, 30, 80, 4));
+  const std::vector<std::string> mixed =
+      Join(WordDocs(kCodeWords, 10, 80, 3), WordDocs(kProseWords, 30, 80, 4));
   const ArmCurve c = FitArmCurve(like, target, s), r = FitArmCurve(mixed, target, s);
   ASSERT_EQ(c.bits.size(), 3u);
   ASSERT_EQ(c.tokens_seen.size(), 3u);
@@ -64,7 +66,8 @@ TEST(NgramCurve, AQuarterOfTheTargetsKindLearnsItFasterAndDeterministically) {
   EXPECT_GT(sig.saving.gain, 0);
   EXPECT_LE(sig.saving.gain, 1);
   // The other way round, the curated quarter is mostly another kind of text: no saving.
-  const CurveSignals back = CompareCurves(FitArmCurve(WordDocs(kProseWords, 40, 80, 5), target, s), r, 200);
+  const CurveSignals back =
+      CompareCurves(FitArmCurve(WordDocs(kProseWords, 40, 80, 5), target, s), r, 200);
   EXPECT_LT(back.gain.gain, 0);
   EXPECT_EQ(back.saving.gain, -1.0);
   // The same inputs, the same bits.
@@ -74,14 +77,16 @@ TEST(NgramCurve, AQuarterOfTheTargetsKindLearnsItFasterAndDeterministically) {
 
 TEST(Concentration, ACuratedQuarterThatDropsThePoolsLargestKindKeepsNoneOfIt) {
   // The random quarter: 60% prose, 40% code; the curated quarter: code only.
-  const std::vector<std::string> random = Join(WordDocs(kProseWords, 60, 50, 7), WordDocs(kCodeWords, 40, 50, 8));
+  const std::vector<std::string> random =
+      Join(WordDocs(kProseWords, 60, 50, 7), WordDocs(kCodeWords, 40, 50, 8));
   const std::vector<std::string> curated = WordDocs(kCodeWords, 50, 50, 9);
   const Concentration k = MeasureConcentration(curated, random, 2);
   EXPECT_GT(k.largest_source_random, 0.3);
   EXPECT_LT(k.largest_source_kept, 0.05);
   EXPECT_GT(k.top_gain, 0);
   // A quarter drawn like the random one keeps about as much of it.
-  const std::vector<std::string> alike = Join(WordDocs(kProseWords, 30, 50, 10), WordDocs(kCodeWords, 20, 50, 11));
+  const std::vector<std::string> alike =
+      Join(WordDocs(kProseWords, 30, 50, 10), WordDocs(kCodeWords, 20, 50, 11));
   const Concentration same = MeasureConcentration(alike, random, 2);
   EXPECT_NEAR(same.largest_source_kept, 1.0, 0.3);
   EXPECT_NEAR(same.top_gain, 0.0, 0.2);
@@ -114,17 +119,19 @@ std::string Jsonl(const std::vector<std::string>& texts, const std::string& pref
 TEST(CrossFitSignals, OutOfSampleGainsSeeAPlantedKindAndNotAnAbsentOne) {
   const std::string dir = testing::ScratchDir("cross_fit");
   const std::vector<std::string> pool =
-      Join(Join(WordDocs(kCodeWords, 40, 80, 21), WordDocs(kProseWords, 80, 80, 22)), WordDocs(kMailWords, 80, 80, 23));
+      Join(Join(WordDocs(kCodeWords, 40, 80, 21), WordDocs(kProseWords, 80, 80, 22)),
+           WordDocs(kMailWords, 80, 80, 23));
   testing::WriteText(dir + "/pool.jsonl", Jsonl(pool, "p"));
   CrossFitOptions o;
-  o.pool = {dir + "/pool.jsonl"};
+  o.plan.pool = {dir + "/pool.jsonl"};
   o.schedule.steps = 40;
   o.schedule.batch = 4;
   o.schedule.context = 32;
   o.work_dir = dir;
   o.curve_signals = true;
-  const std::vector<std::string> random = Join(Join(WordDocs(kCodeWords, 10, 80, 24), WordDocs(kProseWords, 20, 80, 25)),
-                                               WordDocs(kMailWords, 20, 80, 26));
+  const std::vector<std::string> random =
+      Join(Join(WordDocs(kCodeWords, 10, 80, 24), WordDocs(kProseWords, 20, 80, 25)),
+           WordDocs(kMailWords, 20, 80, 26));
   auto planted = CrossFitSignals(o, WordDocs(kCodeWords, 16, 80, 27), random);
   ASSERT_TRUE(planted.ok()) << planted.status().message();
   for (const char* name : {"xfit_bigram_gain", "ngram_curve_gain", "xfit_target_like_gain"}) {

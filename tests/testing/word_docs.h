@@ -25,11 +25,11 @@ inline std::vector<std::string> WordDocs(const std::vector<std::string>& words, 
 }
 
 // Three vocabularies that share no word.
-inline const std::vector<std::string> kCodeWords = {"int",   "return", "void",
-                                                    "struct", "const", "auto"};
+inline const std::vector<std::string> kCodeWords = {"int",    "return", "void",
+                                                    "struct", "const",  "auto"};
 inline const std::vector<std::string> kProseWords = {"river", "morning", "gentle",
                                                      "quiet", "stone",   "light"};
-inline const std::vector<std::string> kMailWords = {"From:",       "Subject:", "Re:",
-                                                    "unsubscribe", "@",        "list"};
+inline const std::vector<std::string> kMailWords = {
+    "From:", "Subject:", "Re:", "unsubscribe", "@", "list"};
 
 }  // namespace preflight::testing

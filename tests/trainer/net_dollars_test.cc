@@ -49,7 +49,8 @@ nlohmann::json LastReceiptResult(const std::string& dir) {
 
 double Num(const nlohmann::json& j) { return j.get<double>(); }
 
-// 1 - (t_C f + c_C) / (t_R f + c_R): the net as doc/design.md ("Compute saved") defines it, in any one unit.
+// 1 - (t_C f + c_C) / (t_R f + c_R): the net as doc/design.md ("Compute saved") defines it, in any
+// one unit.
 double Net(double t_arm, double t_baseline, double f, double c_arm, double c_baseline) {
   return 1 - (t_arm * f + c_arm) / (t_baseline * f + c_baseline);
 }
