@@ -124,6 +124,7 @@ TEST(CrossFitSignals, OutOfSampleGainsSeeAPlantedKindAndNotAnAbsentOne) {
   testing::WriteText(dir + "/pool.jsonl", Jsonl(pool, "p"));
   CrossFitOptions o;
   o.plan.pool = {dir + "/pool.jsonl"};
+  o.plan.threads = 1;
   o.schedule.steps = 40;
   o.schedule.batch = 4;
   o.schedule.context = 32;

@@ -34,8 +34,8 @@ TEST(ClassifierAuc, SeparatesUnlikeTextAndNotLikeText) {
   EXPECT_GT(ClassifierAuc(target, WordDocs(kProseWords, 40, 400, 2)), 0.95);
   // The same distribution: a classifier can do no better than chance, give or take noise.
   EXPECT_NEAR(ClassifierAuc(target, WordDocs(kCodeWords, 40, 400, 3)), 0.5, 0.25);
-  EXPECT_DOUBLE_EQ(ClassifierAuc({"one passage"}, WordDocs(kProseWords, 4, 10, 4)),
-                   0.5);  // too few
+  // Too few passages to tell anything: 0.5.
+  EXPECT_DOUBLE_EQ(ClassifierAuc({"one passage"}, WordDocs(kProseWords, 4, 10, 4)), 0.5);
 }
 
 TEST(ClassifierAuc, Deterministic) {

@@ -67,16 +67,21 @@ inline int WritePlantedPool(const std::string& dir, int n, double planted_fracti
   return planted;
 }
 
-// A small trial's inputs in `dir`: WritePlantedPool(dir, 60, 0.3, 10, seed) and eval.jsonl (8
-// held-out documents in the planted style).
-inline void WritePlantedTrial(const std::string& dir, uint64_t seed) {
-  WritePlantedPool(dir, 60, 0.3, 10, seed);
-  TestRng rng(seed + 100);
+// 8 held-out documents in the planted style, as JSONL.
+inline std::string PlantedEval(uint64_t seed) {
+  TestRng rng(seed);
   std::string eval;
   for (int i = 0; i < 8; ++i) {
     eval += nlohmann::json{{"text", MakeDoc(rng, "tg", 120)}}.dump() + "\n";
   }
-  WriteText(dir + "/eval.jsonl", eval);
+  return eval;
+}
+
+// A small trial's inputs in `dir`: WritePlantedPool(dir, 60, 0.3, 10, seed) and eval.jsonl
+// (PlantedEval(seed + 100)).
+inline void WritePlantedTrial(const std::string& dir, uint64_t seed) {
+  WritePlantedPool(dir, 60, 0.3, 10, seed);
+  WriteText(dir + "/eval.jsonl", PlantedEval(seed + 100));
 }
 
 // The objects of a JSONL text, one per non-empty line.

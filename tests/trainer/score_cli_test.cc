@@ -23,13 +23,7 @@ std::string Curves(const std::string& trial, const std::string& arm) {
 
 TEST(ScoreCli, TheCurvesOfATrialGiveTheTrialsNumbers) {
   const std::string dir = ScratchDir("score_trial");
-  preflight::testing::WritePlantedPool(dir, 60, 0.3, 10, 41);
-  preflight::testing::TestRng rng(141);
-  std::string eval;
-  for (int i = 0; i < 8; ++i) {
-    eval += nlohmann::json{{"text", preflight::testing::MakeDoc(rng, "tg", 120)}}.dump() + "\n";
-  }
-  WriteText(dir + "/eval.jsonl", eval);
+  preflight::testing::WritePlantedTrial(dir, 41);
   const std::string trial = dir + "/trial";
   auto t = RunCli("trial --pool " + dir + "/pool.jsonl --target-select " + dir +
                   "/target.jsonl --target-eval " + dir +

@@ -24,15 +24,6 @@ using preflight::testing::RunCli;
 using preflight::testing::ScratchDir;
 using preflight::testing::WriteText;
 
-std::string Eval(uint64_t seed) {
-  preflight::testing::TestRng rng(seed);
-  std::string eval;
-  for (int i = 0; i < 8; ++i) {
-    eval += nlohmann::json{{"text", preflight::testing::MakeDoc(rng, "tg", 120)}}.dump() + "\n";
-  }
-  return eval;
-}
-
 CliResult Trial(const std::string& dir, const std::string& pool, const std::string& target,
                 const std::string& extra = "") {
   const std::string selector =
@@ -57,8 +48,7 @@ std::vector<nlohmann::json> Receipts(const std::string& ledger, const std::strin
 
 TEST(TrialRefuses, ArmsThatAreTheSameDocuments) {
   const std::string dir = ScratchDir("trial_same_arms");
-  preflight::testing::WritePlantedPool(dir, 60, 0.3, 10, 61);
-  WriteText(dir + "/eval.jsonl", Eval(161));
+  preflight::testing::WritePlantedTrial(dir, 61);
   // One document: both quarters are it. The whole pool (--keep 1): both arms are the pool.
   std::istringstream pool(ReadText(dir + "/pool.jsonl"));
   std::string first;
@@ -80,7 +70,7 @@ TEST(TrialRefuses, ArmsThatAreTheSameDocuments) {
 TEST(TrialWarns, HeldOutDocumentsInTheArms) {
   const std::string dir = ScratchDir("trial_warn_held_out");
   preflight::testing::WritePlantedPool(dir, 60, 0.3, 10, 62);
-  const std::string eval = Eval(162);
+  const std::string eval = preflight::testing::PlantedEval(162);
   WriteText(dir + "/eval.jsonl", eval);
   WriteText(dir + "/leaky.jsonl", ReadText(dir + "/pool.jsonl") + eval);  // held out, and not
   const CliResult r = Trial(dir, dir + "/leaky.jsonl", dir + "/target.jsonl", "--json");
@@ -104,8 +94,7 @@ TEST(TrialWarns, HeldOutDocumentsInTheArms) {
 
 TEST(TrialWarns, ATargetThatIsThePool) {
   const std::string dir = ScratchDir("trial_warn_target_pool");
-  preflight::testing::WritePlantedPool(dir, 60, 0.3, 10, 63);
-  WriteText(dir + "/eval.jsonl", Eval(163));
+  preflight::testing::WritePlantedTrial(dir, 63);
   const std::string pool = dir + "/pool.jsonl";
   // dsir weighs every document alike: its quarter is the random quarter, refused.
   const CliResult dsir = Trial(dir, pool, pool);
