@@ -137,7 +137,7 @@ Result<TrialJob> RunTrialJob(const TrialRequest& request, const TrialObserver& o
     }
     PF_RETURN_IF_ERROR(ledger::CheckAppendable(request.ledger_path));
   }
-  if (leader && request.forecast_first && !config.IsScheduleTrial() &&
+  if (leader && request.forecast_first && !config.IsScheduleTrial() && !config.IsKeepTrial() &&
       config.forecast_hash.empty()) {
     forecast::ForecastConfig fc = ForecastConfigFor(config);
     fc.group = request.group;

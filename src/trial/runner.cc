@@ -56,14 +56,47 @@ std::vector<ArmSpec> TrialArmSpecs(const TrialConfig& c) {
     }
     return arms;
   }
+  if (c.IsKeepTrial()) {
+    std::vector<ArmSpec> arms = {{"random", "random", "", 1.0}};
+    for (double keep : c.keeps) arms.push_back({KeepArmName(keep), c.selector, "", keep});
+    return arms;
+  }
   std::vector<ArmSpec> arms = {{"random", "random", ""}, {"curated", c.selector, ""}};
   if (c.baseline == "first") arms.push_back({"first", "first", ""});
   return arms;
 }
 
+std::string KeepArmName(double keep) { return fmt::format("keep-{}", keep); }
+
 namespace {
 
 std::vector<ArmSpec> ArmSpecs(const TrialConfig& c) { return TrialArmSpecs(c); }
+
+Status ValidateKeeps(const TrialConfig& c) {
+  if (c.IsScheduleTrial() || !c.baseline.empty()) {
+    return Status::InvalidArgument(
+        "several --keep fractions make their own baseline (the whole pool, random order): not "
+        "with schedule arms or --baseline");
+  }
+  if (c.keeps.size() < 2) {
+    return Status::InvalidArgument("a keep trial needs two or more --keep fractions");
+  }
+  if (c.keep != 1) {
+    return Status::InvalidArgument("a keep trial's baseline keeps the whole pool (keep 1)");
+  }
+  for (size_t i = 0; i < c.keeps.size(); ++i) {
+    const double k = c.keeps[i];
+    if (!(k > 0 && k < 1)) {
+      return Status::InvalidArgument(
+          fmt::format("--keep: {} is not in (0, 1); the baseline already keeps the whole pool", k));
+    }
+    if (i > 0 && !(k > c.keeps[i - 1])) {
+      return Status::InvalidArgument(fmt::format(
+          "--keep: give each fraction once, in increasing order ({} after {})", k, c.keeps[i - 1]));
+    }
+  }
+  return Status::Ok();
+}
 
 Status ValidateSchedules(const TrialConfig& c) {
   if (c.schedule_data != "random" && c.schedule_data != "curated" && c.schedule_data != "pool") {
@@ -112,6 +145,7 @@ Status ValidateTrialFlags(const TrialConfig& c) {
         "--selector random would compare random data with itself; choose dsir, classifier or "
         "first");
   }
+  if (c.IsKeepTrial()) PF_RETURN_IF_ERROR(ValidateKeeps(c));
   if (c.baseline != "" && c.baseline != "first") {
     return Status::InvalidArgument("--baseline must be 'first' (or absent), not '" + c.baseline +
                                    "'");
@@ -150,6 +184,7 @@ nlohmann::json TrialConfig::ToJson() const {
     j["schedule_data"] = schedule_data;
   }
   if (!trainer.IsBuiltin()) j["trainer"] = trainer.ToJson();
+  if (IsKeepTrial()) j["keeps"] = keeps;
   return j;
 }
 
@@ -223,10 +258,13 @@ Result<ArmRecord> SelectArm(const TrialConfig& c, const ArmSpec& spec, const std
                             const CheckedInputs* checked) {
   select::SelectOptions o = SelectionOptionsOf(c);
   o.selector = spec.data_kind;
+  if (spec.keep > 0) o.keep = spec.keep;
   o.out_path = out;
   const select::PreparedInputs* passes = checked ? checked->passes.get() : nullptr;
   PF_ASSIGN_OR_RETURN(select::SelectionResult s,
                       select::RunSelection(c.pool, {c.target_select}, o, {}, nullptr, passes));
+  // A keep trial charges every arm the first pass it was handed, as its selection alone pays it.
+  if (c.IsKeepTrial() && passes) s.core_seconds += checked->passes_core_seconds;
   ArmRecord a;
   a.data_kind = spec.data_kind;
   a.schedule = spec.schedule;
@@ -468,6 +506,9 @@ Result<TrialConfig> TrialConfigFromJson(const nlohmann::json& json, const std::s
   if (r.Has("trainer")) {
     PF_ASSIGN_OR_RETURN(JsonReader trainer, r.Field("trainer"));
     PF_ASSIGN_OR_RETURN(c.trainer, trainer::TrainerSpecFromJson(trainer));
+  }
+  if (r.Has("keeps")) {
+    PF_ASSIGN_OR_RETURN(c.keeps, r.Numbers("keeps"));
   }
   return c;
 }
