@@ -449,8 +449,11 @@ json LadderJson(const LadderJob& job) {
 
 std::string LadderText(const LadderJob& job) {
   std::string out =
-      fmt::format("{:<4} {:<8} {:>7} {:>12} {:>8} {:>8}  {:<22} {}\n", "rung", "model", "steps",
-                  "FLOPs/run", "gross", "net", "net 95% interval", "regime");
+      job.keep_trend ? "(each rung's row: its fraction of lowest end loss against the whole pool; "
+                       "every fraction below it)\n"
+                     : "";
+  out += fmt::format("{:<4} {:<8} {:>7} {:>12} {:>8} {:>8}  {:<22} {}\n", "rung", "model", "steps",
+                     "FLOPs/run", "gross", "net", "net 95% interval", "regime");
   for (size_t i = 0; i < job.rungs.size(); ++i) {
     const LadderRungOutcome& r = job.rungs[i];
     const trial::Comparison& c = r.trial.outcome.trial.comparisons.at(SavingIndex(r));

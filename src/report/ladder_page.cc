@@ -206,11 +206,18 @@ std::string TrendSection(const LadderPageData& d) {
 
 // --- A keep ladder: each fraction's end loss across rungs ------------------------------------
 
+constexpr double kKeepTop = kTop + 28;  // room for the legend above the plot
 constexpr const char* kKeepColours[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
                                         "#E69F00", "#56B4E9", "#999999", "#000000"};
 
 std::string KeepLabel(double keep) {
   return keep >= 1 ? std::string("1 (whole pool)") : fmt::format("{:g}", keep);
+}
+
+// The plot's y: an arm's end loss minus the baseline's (arms[0]) at the same rung, so that the
+// fractions' differences show at every rung whatever the loss's own scale.
+double Gap(const LadderPageKeeps& rung, const LadderPageKeepArm& a) {
+  return a.end_loss - rung.arms.front().end_loss;
 }
 
 Ranges PlaceKeepAxes(const LadderPageData& d) {
@@ -219,8 +226,8 @@ Ranges PlaceKeepAxes(const LadderPageData& d) {
     x0 = std::min(x0, Log(d.rungs[i].flops));
     x1 = std::max(x1, Log(d.rungs[i].flops));
     for (const LadderPageKeepArm& a : d.keeps[i].arms) {
-      y0 = std::min(y0, a.end_loss - a.end_loss_sd);
-      y1 = std::max(y1, a.end_loss + a.end_loss_sd);
+      y0 = std::min(y0, Gap(d.keeps[i], a) - a.end_loss_sd);
+      y1 = std::max(y1, Gap(d.keeps[i], a) + a.end_loss_sd);
     }
   }
   if (!(x1 > x0)) x1 = x0 + 1;
@@ -234,7 +241,7 @@ std::string KeepGrid(const LadderPageData& d, const Ranges& g, const Axis& sx, c
   for (double y : NiceTicks(g.y0, g.y1, 6)) {
     out += fmt::format(
         "<line class=\"grid\" x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\"/>"
-        "<text x=\"{3}\" y=\"{4}\" text-anchor=\"end\">{5:.3f}</text>\n",
+        "<text x=\"{3}\" y=\"{4}\" text-anchor=\"end\">{5:+.3f}</text>\n",
         Px(kLeft), Px(kWidth - kRight), Px(sy(y)), Px(kLeft - 6), Px(sy(y) + 4), y);
   }
   for (size_t i = 0; i < d.keeps.size(); ++i) {
@@ -242,16 +249,16 @@ std::string KeepGrid(const LadderPageData& d, const Ranges& g, const Axis& sx, c
     out += fmt::format(
         "<line class=\"grid\" x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\"/>"
         "<text x=\"{0}\" y=\"{3}\" text-anchor=\"middle\">{4}</text>\n",
-        Px(x), Px(kTop), Px(kHeight - kBottom), Px(kHeight - kBottom + 18),
+        Px(x), Px(kKeepTop), Px(kHeight - kBottom), Px(kHeight - kBottom + 18),
         FormatFlops(d.rungs[i].flops));
   }
   return out + fmt::format(
                    "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">training FLOPs of one run "
                    "(log scale)</text><text x=\"16\" y=\"{}\" transform=\"rotate(-90 16 {})\" "
-                   "text-anchor=\"middle\">held-out loss at the end of the budget (bits per "
+                   "text-anchor=\"middle\">end-of-budget loss minus the whole pool's (bits per "
                    "byte)</text>\n",
                    Px((kLeft + kWidth - kRight) / 2), Px(kHeight - 12),
-                   Px((kTop + kHeight - kBottom) / 2), Px((kTop + kHeight - kBottom) / 2));
+                   Px((kKeepTop + kHeight - kBottom) / 2), Px((kKeepTop + kHeight - kBottom) / 2));
 }
 
 // Fraction j's line across the rungs, its points with their sd, and its legend entry.
@@ -261,15 +268,16 @@ std::string KeepLine(const LadderPageData& d, size_t j, const Axis& sx, const Ax
   std::string path, points;
   for (size_t i = 0; i < d.keeps.size(); ++i) {
     const LadderPageKeepArm& a = d.keeps[i].arms.at(j);
-    const double x = sx(Log(d.rungs[i].flops)), y = sy(a.end_loss);
+    const double gap = Gap(d.keeps[i], a);
+    const double x = sx(Log(d.rungs[i].flops)), y = sy(gap);
     path += fmt::format("{}{} {}", i ? " L" : "M", Px(x), Px(y));
     points += fmt::format(
         "<line class=\"sd-bar\" x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\" stroke=\"{3}\"/>"
         "<circle class=\"keep-point\" data-keep=\"{4:g}\" data-rung=\"{5}\" cx=\"{0}\" "
         "cy=\"{6}\" r=\"4\" fill=\"{3}\"><title>keep {7} at rung {5}: end loss {8:.4f} (sd "
         "{9:.4f}), {10} epochs</title></circle>\n",
-        Px(x), Px(sy(a.end_loss - a.end_loss_sd)), Px(sy(a.end_loss + a.end_loss_sd)), colour, keep,
-        i + 1, Px(y), KeepLabel(keep), a.end_loss, a.end_loss_sd, FormatPlain(a.epochs, 2));
+        Px(x), Px(sy(gap - a.end_loss_sd)), Px(sy(gap + a.end_loss_sd)), colour, keep, i + 1, Px(y),
+        KeepLabel(keep), a.end_loss, a.end_loss_sd, FormatPlain(a.epochs, 2));
     if (d.keeps[i].best_keep == keep) {
       points += fmt::format(
           "<circle class=\"best\" cx=\"{}\" cy=\"{}\" r=\"9\" fill=\"none\" stroke=\"#222\" "
@@ -278,7 +286,9 @@ std::string KeepLine(const LadderPageData& d, size_t j, const Axis& sx, const Ax
           Px(x), Px(y), i + 1);
     }
   }
-  const double legend_y = kTop + 14.0 * static_cast<double>(j);
+  // The legend in rows of four above the plot.
+  const double legend_x = kLeft + 180.0 * static_cast<double>(j % 4);
+  const double legend_y = 14 + 14.0 * static_cast<double>(j / 4);
   return fmt::format(
              "<path class=\"keep-line\" data-keep=\"{:g}\" d=\"{}\" fill=\"none\" stroke=\"{}\" "
              "stroke-width=\"2\"{}/>\n",
@@ -287,14 +297,14 @@ std::string KeepLine(const LadderPageData& d, size_t j, const Axis& sx, const Ax
          fmt::format(
              "<line x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\" stroke=\"{3}\" "
              "stroke-width=\"2\"/><text x=\"{4}\" y=\"{5}\">keep {6}</text>\n",
-             Px(kWidth - kRight - 150), Px(kWidth - kRight - 130), Px(legend_y), colour,
-             Px(kWidth - kRight - 124), Px(legend_y + 4), KeepLabel(keep));
+             Px(legend_x), Px(legend_x + 20), Px(legend_y), colour, Px(legend_x + 26),
+             Px(legend_y + 4), KeepLabel(keep));
 }
 
 std::string KeepPlotSvg(const LadderPageData& d) {
   const Ranges g = PlaceKeepAxes(d);
   const Axis sx{g.x0, g.x1, kLeft, kWidth - kRight};
-  const Axis sy{g.y0, g.y1, kHeight - kBottom, kTop};
+  const Axis sy{g.y0, g.y1, kHeight - kBottom, kKeepTop};
   std::string out = fmt::format(
       "<svg id=\"keep-plot\" viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"end-of-budget "
       "held-out loss per fraction kept against training compute\">\n",
@@ -330,7 +340,8 @@ std::string KeepSection(const LadderPageData& d) {
       "<h2>How much to keep</h2>\n<p>At every rung, the whole pool in random order (the "
       "baseline, keep 1) beside the selector's top fraction for each value, all trained alike; "
       "each point is a fraction's held-out loss at the end of the budget (mean over seeds, bar: "
-      "their sd); the ring marks each rung's best.</p>\n";
+      "their sd) minus the whole pool's at the same rung, so below 0 is better than not "
+      "selecting; the ring marks each rung's best.</p>\n";
   out += KeepPlotSvg(d);
   out += "<p id=\"recommendation\">";
   if (d.keep_trend && d.keep_trend->fit.fitted) {
