@@ -14,7 +14,7 @@ namespace {
 
 using nlohmann::json;
 
-json Num(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+json FiniteOrNull(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
 // A run's held-out loss at its last eval point within `budget` steps.
 double EndLoss(const trial::Curve& curve, int64_t budget) {
@@ -121,11 +121,11 @@ json KeepRungJson(const KeepRung& rung) {
   json keeps = json::array();
   for (const KeepArmOutcome& a : rung.keeps) {
     json k = ArmJson(a);
-    k["gross"] = Num(a.gross);
-    k["net"] = Num(a.net);
-    k["net_ci95"] = {Num(a.ci_lo), Num(a.ci_hi)};
+    k["gross"] = FiniteOrNull(a.gross);
+    k["net"] = FiniteOrNull(a.net);
+    k["net_ci95"] = {FiniteOrNull(a.ci_lo), FiniteOrNull(a.ci_hi)};
     k["caught_up"] = a.caught_up;
-    if (!a.caught_up) k["net_bound"] = Num(a.net_bound);
+    if (!a.caught_up) k["net_bound"] = FiniteOrNull(a.net_bound);
     keeps.push_back(k);
   }
   const trial::BestKeep& b = rung.best;

@@ -334,8 +334,11 @@ Status CheckArmsDiffer(const std::vector<MadeArm>& made) {
       if (a.output_sha256.empty() || a.output_sha256 != made[j].record.output_sha256) continue;
       return Status::InvalidArgument(fmt::format(
           "the {} and {} arms hold the same {} documents ({} bytes of a pool of {} documents): "
-          "a trial cannot compare an arm with itself; give a pool with more documents",
-          made[i].name, made[j].name, a.kept_docs, a.kept_bytes, a.pool_docs));
+          "a trial cannot compare an arm with itself; give a pool with more documents{}",
+          made[i].name, made[j].name, a.kept_docs, a.kept_bytes, a.pool_docs,
+          made[i].record.data_kind == made[j].record.data_kind
+              ? " (or --keep fractions further apart)"
+              : ""));
     }
   }
   return Status::Ok();
