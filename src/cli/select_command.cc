@@ -156,7 +156,7 @@ void PrintResult(const SelectFlags& f, const select::SelectionResult& result,
                  const std::string& receipt) {
   const select::SelectOptions& o = f.options;
   const nlohmann::json& m = result.manifest;
-  const std::string manifest_path = app::ManifestPath(o);
+  const std::string manifest_path = o.ManifestPath();
   if (f.json) {
     EmitJson(
         {{"selector", o.selector},

@@ -50,6 +50,8 @@ class ChunkReader {
   // Feeds every byte read from disk to `outer` (a folder's hash, which must outlive this)
   // instead of this reader's own hash: each byte is hashed once.
   void HashInto(Sha256* outer) { outer_sha_ = outer; }
+  // Hashes nothing (a pass that reads an input already hashed).
+  void SkipHash() { hash_ = false; }
   // Whether the stream started with a UTF-8 byte-order mark (EF BB BF), which was skipped.
   bool skipped_bom() const { return skipped_bom_; }
 
@@ -65,7 +67,9 @@ class ChunkReader {
   // Appends up to `want` decompressed bytes to buf_ at buf_end_. Returns bytes added; 0 at EOF.
   virtual Result<size_t> Fill(size_t want) = 0;
   // Every byte read from disk goes through here.
-  void Hash(std::string_view bytes) { (outer_sha_ != nullptr ? outer_sha_ : &sha_)->Update(bytes); }
+  void Hash(std::string_view bytes) {
+    if (hash_) (outer_sha_ != nullptr ? outer_sha_ : &sha_)->Update(bytes);
+  }
 
   std::string path_;
   uint64_t max_line_bytes_;
@@ -78,6 +82,7 @@ class ChunkReader {
   bool compressed_ = false;  // Its first decompressed bytes are checked (CheckDecompressedHead).
   Sha256 sha_;
   Sha256* outer_sha_ = nullptr;
+  bool hash_ = true;
 
   friend class PlainReader;
   friend class ZstdReader;

@@ -37,10 +37,10 @@ Result<std::vector<std::string>> SampleNegatives(const SelectionContext& ctx, co
   std::mutex mu;
   PF_RETURN_IF_ERROR(RescanPool(
       ctx, pool,
-      [&](int, const corpus::Record& r, std::string_view text) {
-        if (!is_negative[r.index - pool.base]) return;
+      [&](int, uint64_t index, std::string_view text) {
+        if (!is_negative[index - pool.base]) return;
         std::lock_guard<std::mutex> lock(mu);
-        found.emplace_back(r.index, std::string(text));
+        found.emplace_back(index, std::string(text));
       },
       nullptr));
   std::sort(found.begin(), found.end());
@@ -110,8 +110,8 @@ class ClassifierSelector : public Selector {
     double* score = out->score.data();
     PF_RETURN_IF_ERROR(RescanPool(
         ctx, pool,
-        [&](int, const corpus::Record& r, std::string_view text) {
-          score[r.index - pool.base] = classifier.PositiveProbability(text);
+        [&](int, uint64_t index, std::string_view text) {
+          score[index - pool.base] = classifier.PositiveProbability(text);
         },
         "score"));
     for (uint64_t k = 0; k < pool.records; ++k)

@@ -40,8 +40,8 @@ class DsirSelector : public Selector {
     double* score = out->score.data();
     PF_RETURN_IF_ERROR(RescanPool(
         ctx, pool,
-        [&](int, const corpus::Record& r, std::string_view text) {
-          score[r.index - base] = model.LogWeight(text);
+        [&](int, uint64_t index, std::string_view text) {
+          score[index - base] = model.LogWeight(text);
         },
         "score"));
     out->key.assign(pool.records, 0.0);

@@ -55,8 +55,7 @@ std::vector<SkippedLine> SkippedLines(const corpus::ScanSummary& pool,
 
 nlohmann::json BuildManifest(const SelectOptions& o, const nlohmann::json& params,
                              const corpus::ScanSummary& pool, const corpus::ScanSummary& target,
-                             const SelectionResult& result, OutputFile& kept,
-                             OutputFile* annotations) {
+                             const SelectionResult& result, const SelectionOutputs& outputs) {
   nlohmann::json m;
   m["selector"] = o.selector;
   m["seed"] = o.seed;
@@ -94,17 +93,10 @@ nlohmann::json BuildManifest(const SelectOptions& o, const nlohmann::json& param
                     {"lowest_kept", ExplainJson(result.bottom_kept)},
                     {"lowest_in_pool", ExplainJson(result.bottom_pool)}};
   }
-  m["output"] = {
-      {"path", o.out_path}, {"sha256", kept.file_sha256()}, {"bytes", kept.file_bytes()}};
-  if (kept.compression() != Compression::kNone) {
-    m["output"]["compression"] = CompressionName(kept.compression());
-    m["output"]["jsonl_sha256"] = kept.content_sha256();
-    m["output"]["jsonl_bytes"] = kept.content_bytes();
-  }
-  if (annotations) {
-    m["annotations"] = {{"path", o.annotate_path},
-                        {"sha256", annotations->file_sha256()},
-                        {"bytes", annotations->file_bytes()}};
+  m["output"] = outputs.output_json();
+  if (outputs.annotating()) {
+    const nlohmann::json& a = outputs.annotations_json();
+    m["annotations"] = {{"path", o.annotate_path}, {"sha256", a["sha256"]}, {"bytes", a["bytes"]}};
   }
   return m;
 }

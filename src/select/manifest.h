@@ -14,11 +14,10 @@
 
 namespace preflight::select {
 
-// The manifest without its "cost" block. `kept` has been committed.
+// The manifest without its "cost" block; `outputs` has assembled the outputs.
 nlohmann::json BuildManifest(const SelectOptions& options, const nlohmann::json& params,
                              const corpus::ScanSummary& pool, const corpus::ScanSummary& target,
-                             const SelectionResult& result, OutputFile& kept,
-                             OutputFile* annotations);
+                             const SelectionResult& result, const SelectionOutputs& outputs);
 
 // A reader's bad-line message ("<input>:<line>: <why>", or "<folder>/<file>: <why>") as a
 // SkippedLine; `inputs` are the paths read (the longest that starts the message is its file).

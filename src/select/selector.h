@@ -47,8 +47,10 @@ struct SelectOptions {
   DsirOptions dsir;
   ClassifierOptions classifier;
   std::string mpi_cut = "radix";  // Budget cut across MPI ranks: radix | gather (cut.h).
-  std::string out_path;           // Kept documents (JSONL; ".zst" or ".gz" compresses).
-  std::string manifest_path;      // Default: out_path + ".manifest.json".
+  // Kept documents: a file (JSONL; ".zst" or ".gz" compresses), or with a trailing '/' (or an
+  // existing folder) a folder of one file per pool file, named and compressed as it.
+  std::string out_path;
+  std::string manifest_path;      // Default: ManifestPath().
   std::string annotate_path;      // One {"id","score","kept"} line per pool document; "": none.
   std::string id_field = "id";    // A document's id (else "<file>:<line>").
   // Called by the leader once the manifest is named and before the kept documents are (the
@@ -61,6 +63,9 @@ struct SelectOptions {
   corpus::ReadOptions TargetRead() const;
   // The target's id field (target_id_field, else id_field).
   const std::string& TargetIdField() const;
+  // Where the manifest goes: manifest_path, else --out (without a trailing '/') +
+  // ".manifest.json".
+  std::string ManifestPath() const;
   // The budget asked for, as the manifest records it: "keep", "keep_docs" or "keep_bytes".
   const char* BudgetFlag() const;
 };
