@@ -53,6 +53,14 @@ bool ListRegular(const std::string& dir, std::vector<std::string>* rels) {
   return !ec;
 }
 
+// Flushes everything written to the file system that holds `path` (best effort).
+void SyncFileSystem(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY);
+  if (fd < 0) return;
+  ::syncfs(fd);
+  ::close(fd);
+}
+
 // Appends `path`'s bytes to `out`, hashing them.
 Status CopyInto(const std::string& path, Sha256& sha, AtomicFile& out) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
@@ -264,6 +272,8 @@ Status SelectionOutputs::AssembleFolder(const corpus::ReadPlan& plan, const Work
                                         const std::vector<PieceFacts>& kept,
                                         const std::vector<KeptCounts>& counts) {
   folder_build_ = work.File("out");
+  std::error_code ec;
+  fs::remove_all(folder_build_, ec);  // A killed run's half-built folder.
   PF_RETURN_IF_ERROR(MakeDirectories(folder_build_));
   nlohmann::json files = nlohmann::json::array();
   std::vector<std::pair<std::string, std::string>> named;  // (name, sha256), sorted below
@@ -275,11 +285,11 @@ Status SelectionOutputs::AssembleFolder(const corpus::ReadPlan& plan, const Work
     const Compression c = KeptCompressionOf(out_path_ + "/", plan, f.first_shard);
     nlohmann::json j;
     if (f.shards == 1) {
+      // Linked, not moved: the piece stays for a rerun until the selection commits.
       const PieceFacts& p = kept[f.first_shard];
-      if (std::rename(p.path.c_str(), dest.c_str()) != 0) {
-        return Status::IOError(dest + ": cannot move the piece into place (" +
-                               std::strerror(errno) + ")");
-      }
+      fs::create_hard_link(p.path, dest, ec);
+      if (ec) fs::copy_file(p.path, dest, ec);
+      if (ec) return Status::IOError(dest + ": cannot put the piece in place (" + ec.message() + ")");
       j = FileJson(folder_names_[i], c, p.file_sha256, p.file_bytes, p.content_sha256,
                    p.content_bytes);
     } else {  // A cut plain file: its pieces joined.
@@ -353,10 +363,13 @@ Status SelectionOutputs::CommitManifest(std::string_view manifest_text) {
 Status SelectionOutputs::CommitData() {
   if (annotating()) PF_RETURN_IF_ERROR(annotations_.Commit());
   if (to_folder_) {
+    // Its files were written as scratch (select/piece.h): on disk before they are named.
+    SyncFileSystem(folder_build_);
     if (std::rename(folder_build_.c_str(), out_path_.c_str()) != 0) {
       return Status::IOError(out_path_ + ": cannot name the output folder (" +
                              std::strerror(errno) + ")");
     }
+    SyncFileSystem(out_path_);
   } else {
     PF_RETURN_IF_ERROR(kept_.Commit());
   }

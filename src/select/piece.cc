@@ -15,7 +15,7 @@ Status PieceWriter::Add(uint32_t seq, std::string content) {
 
 Status PieceWriter::WriteInOrder() {
   if (!opened_) {
-    PF_RETURN_IF_ERROR(file_.Open(path_));
+    PF_RETURN_IF_ERROR(file_.OpenScratch(path_));
     opened_ = true;
   }
   for (auto it = waiting_.find(next_); it != waiting_.end(); it = waiting_.find(next_)) {
@@ -34,7 +34,7 @@ Status PieceWriter::WriteInOrder() {
 Result<PieceFacts> PieceWriter::Finish() {
   std::lock_guard<std::mutex> lock(mu_);
   if (!opened_) {
-    PF_RETURN_IF_ERROR(file_.Open(path_));
+    PF_RETURN_IF_ERROR(file_.OpenScratch(path_));
     opened_ = true;
   }
   if (!waiting_.empty()) return Status::Internal(path_ + ": a chunk of the piece is missing");

@@ -9,6 +9,8 @@
 #include "corpus/text_document.h"
 #include "select/dsir.h"
 #include "select/group_codec.h"
+#include "select/resume.h"
+#include "select/shard_results.h"
 
 namespace preflight::select {
 namespace {
@@ -80,16 +82,14 @@ struct ChunkPart {
   uint64_t docs = 0, text_bytes = 0;
 };
 
-// The first pass over this process's shards: per record bytes and validity, per thread dsir
-// counts, per shard what was read.
+// The first pass over this process's shards: per record bytes and validity, per shard dsir
+// counts and what was read, each shard saved to the work folder (if any) once it is done.
 class PoolSink : public corpus::ShardSink {
  public:
-  PoolSink(const SelectionContext& ctx, PoolPass* pool, bool count_features)
-      : ctx_(ctx), pool_(pool), count_(count_features),
-        parts_(pool->end_shard - pool->first_shard),
-        reads_(pool->end_shard - pool->first_shard) {
-    for (uint32_t i = 0; i < reads_.size(); ++i) reads_[i].shard = pool->first_shard + i;
-  }
+  PoolSink(const SelectionContext& ctx, const PoolPass& pool, bool count_features,
+           std::vector<ShardResult>* results)
+      : ctx_(ctx), pool_(pool), count_(count_features), results_(*results),
+        parts_(results->size()) {}
 
   Status OnChunk(corpus::ChunkWork& work) override {
     const corpus::Chunk& chunk = work.chunk();
@@ -97,7 +97,7 @@ class PoolSink : public corpus::ShardSink {
     const size_t n = chunk.records.size();
     part.bytes.assign(n, 0);
     part.valid.assign(n, 0);
-    uint64_t* counts = count_ ? pool_->counts_by_thread[work.thread()].data() : nullptr;
+    std::vector<uint64_t> counts(count_ ? ctx_.options->dsir.buckets : 0, 0);
     for (size_t i = 0; i < n; ++i) {
       std::string_view text;
       if (!work.Text(i, &text)) continue;
@@ -105,32 +105,87 @@ class PoolSink : public corpus::ShardSink {
       part.valid[i] = 1;
       ++part.docs;
       part.text_bytes += text.size();
-      if (counts) CountFeatures(text, ctx_.options->dsir, counts);
+      if (count_) CountFeatures(text, ctx_.options->dsir, counts.data());
     }
     std::lock_guard<std::mutex> lock(mu_);
-    auto& slot = parts_[chunk.shard - pool_->first_shard];
-    if (slot.size() <= chunk.seq) slot.resize(chunk.seq + 1);
-    slot[chunk.seq] = std::move(part);
+    const uint32_t slot = chunk.shard - pool_.first_shard;
+    ShardResult& r = results_[slot];
+    if (count_) {
+      if (r.counts.empty()) r.counts.assign(counts.size(), 0);
+      for (size_t b = 0; b < counts.size(); ++b) r.counts[b] += counts[b];
+    }
+    auto& parts = parts_[slot];
+    if (parts.size() <= chunk.seq) parts.resize(chunk.seq + 1);
+    parts[chunk.seq] = std::move(part);
     return Status::Ok();
   }
 
   Status OnShardDone(const corpus::ShardRead& read) override {
-    std::lock_guard<std::mutex> lock(mu_);
-    reads_[read.shard - pool_->first_shard] = read;
-    return Status::Ok();
+    const uint32_t slot = read.shard - pool_.first_shard;
+    std::vector<ChunkPart> parts;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      parts = std::move(parts_[slot]);
+    }
+    ShardResult& r = results_[slot];  // Only this call touches it now.
+    r.read = read;
+    for (ChunkPart& c : parts) {
+      r.bytes.insert(r.bytes.end(), c.bytes.begin(), c.bytes.end());
+      r.valid.insert(r.valid.end(), c.valid.begin(), c.valid.end());
+      r.docs += c.docs;
+      r.text_bytes += c.text_bytes;
+    }
+    if (count_ && r.counts.empty()) r.counts.assign(ctx_.options->dsir.buckets, 0);
+    r.done = true;
+    if (ctx_.work == nullptr) return Status::Ok();
+    return SaveShardResult(*ctx_.work, read.shard,
+                           PoolResultKey(pool_.plan, read.shard, *ctx_.options, count_), r);
   }
-
-  std::vector<std::vector<ChunkPart>>& parts() { return parts_; }
-  std::vector<corpus::ShardRead>& reads() { return reads_; }
 
  private:
   const SelectionContext& ctx_;
-  PoolPass* pool_;
+  const PoolPass& pool_;
   bool count_;
+  std::vector<ShardResult>& results_;         // [my shard]
   std::mutex mu_;
   std::vector<std::vector<ChunkPart>> parts_;  // [my shard][chunk]
-  std::vector<corpus::ShardRead> reads_;       // [my shard]
 };
+
+// The results a killed run saved for this process's shards, but for files changed since.
+// Returns the shards still to read.
+Result<std::vector<uint32_t>> LoadSaved(const SelectionContext& ctx, const PoolPass& pool,
+                                        bool count_features, std::vector<ShardResult>* results) {
+  const std::vector<uint32_t> mine = pool.MyShards();
+  if (ctx.work != nullptr) {
+    for (size_t i = 0; i < mine.size(); ++i) {
+      auto saved = LoadShardResult(*ctx.work, mine[i],
+                                   PoolResultKey(pool.plan, mine[i], *ctx.options, count_features),
+                                   count_features, ctx.options->dsir.buckets);
+      if (saved) (*results)[i] = std::move(*saved);
+    }
+    PF_ASSIGN_OR_RETURN(std::vector<uint32_t> changed,
+                        ChangedFiles(pool.plan, mine, *results, ctx.threads()));
+    // Each file whose hash was checked was read once more, all its shards.
+    std::vector<uint32_t> checked;
+    for (size_t i = 0; i < mine.size(); ++i) {
+      if ((*results)[i].done && !(*results)[i].read.file_sha256.empty()) {
+        const corpus::PlannedFile& f = pool.plan.FileOf(mine[i]);
+        for (uint32_t k = f.first_shard; k < f.first_shard + f.shards; ++k) checked.push_back(k);
+      }
+    }
+    pool.CountReads(checked);
+    for (uint32_t f : changed) {
+      for (size_t i = 0; i < mine.size(); ++i) {
+        if (pool.plan.shards[mine[i]].file == f) (*results)[i] = ShardResult();
+      }
+    }
+  }
+  std::vector<uint32_t> to_read;
+  for (size_t i = 0; i < mine.size(); ++i) {
+    if (!(*results)[i].done) to_read.push_back(mine[i]);
+  }
+  return to_read;
+}
 
 // Lines per shard over the group, then each shard's lines before it in its file.
 Result<std::vector<int64_t>> LinesBefore(SelectionGroup& g, const corpus::ReadPlan& plan,
@@ -145,14 +200,13 @@ Result<std::vector<int64_t>> LinesBefore(SelectionGroup& g, const corpus::ReadPl
 }
 
 // The shards' counts summed over the group, and each shard's first global index.
-Status ShareCounts(SelectionGroup& g, PoolPass* out, const std::vector<corpus::ShardRead>& reads,
-                   const std::vector<ChunkPart>& totals) {
+Status ShareCounts(SelectionGroup& g, PoolPass* out, const std::vector<ShardResult>& results) {
   const size_t n = out->plan.shards.size();
   std::vector<uint64_t> v(6 * n, 0);
   for (uint32_t s = out->first_shard; s < out->end_shard; ++s) {
-    const corpus::ShardRead& r = reads[s - out->first_shard];
-    const ChunkPart& t = totals[s - out->first_shard];
-    const uint64_t row[6] = {r.records, r.lines, t.docs, t.text_bytes, r.bad.size(), r.blank};
+    const ShardResult& r = results[s - out->first_shard];
+    const uint64_t row[6] = {r.read.records, r.read.lines,    r.docs,
+                             r.text_bytes,   r.read.bad.size(), r.read.blank};
     std::copy(row, row + 6, v.begin() + 6 * s);
   }
   PF_RETURN_IF_ERROR(g.SumU64(&v));
@@ -169,22 +223,27 @@ Status ShareCounts(SelectionGroup& g, PoolPass* out, const std::vector<corpus::S
   return Status::Ok();
 }
 
-// Every file's SHA-256 on the leader, from the process whose shard hashed it.
-Status ShareHashes(SelectionGroup& g, PoolPass* out, const std::vector<corpus::ShardRead>& reads) {
+// Every file's SHA-256, from the process whose shard hashed it, on every process.
+Status ShareHashes(SelectionGroup& g, PoolPass* out, const std::vector<ShardResult>& results) {
   std::vector<std::string> mine;
-  for (const corpus::ShardRead& r : reads) {
-    if (r.file_sha256.empty()) continue;
-    mine.push_back(std::to_string(out->plan.shards[r.shard].file));
-    mine.push_back(r.file_sha256);
+  for (const ShardResult& r : results) {
+    if (r.read.file_sha256.empty()) continue;
+    mine.push_back(std::to_string(out->plan.shards[r.read.shard].file));
+    mine.push_back(r.read.file_sha256);
   }
   PF_ASSIGN_OR_RETURN(std::vector<std::string> all, GatherStrings(g, mine));
+  if (g.size() > 1) {  // Every process names its shards' results by their files' hashes.
+    std::string packed = PackStrings(all);
+    PF_RETURN_IF_ERROR(g.Broadcast(&packed));
+    PF_ASSIGN_OR_RETURN(all, UnpackStrings(packed));
+  }
   out->file_sha256.assign(out->plan.files.size(), "");
   for (size_t i = 0; i + 1 < all.size(); i += 2) out->file_sha256[std::stoul(all[i])] = all[i + 1];
   return Status::Ok();
 }
 
-// The whole pool's summary per input (hashes on the leader), its bad lines and notes.
-Status Summarize(SelectionGroup& g, PoolPass* out, const std::vector<corpus::ShardRead>& reads) {
+// The whole pool's summary per input (hashes on the leader).
+void SummarizeInputs(PoolPass* out) {
   const corpus::ReadPlan& plan = out->plan;
   ScanSummary& s = out->summary;
   s = ScanSummary();
@@ -214,11 +273,17 @@ Status Summarize(SelectionGroup& g, PoolPass* out, const std::vector<corpus::Sha
     s.bad += sum.bad;
     s.inputs.push_back(std::move(sum));
   }
+}
+
+// The pool's bad lines (this process's) and notes, and the first few of the group's.
+Status SummarizeBadLines(SelectionGroup& g, PoolPass* out,
+                         const std::vector<ShardResult>& results) {
+  ScanSummary& s = out->summary;
   std::vector<std::string> examples;
-  for (const corpus::ShardRead& r : reads) {
-    if (r.skipped_bom) s.notes.push_back(corpus::BomNote(plan.FileOf(r.shard).path));
-    for (const corpus::BadRecord& b : r.bad) {
-      corpus::BadLine line = corpus::ToBadLine(b, plan, out->lines_before[b.shard],
+  for (const ShardResult& r : results) {
+    if (r.read.skipped_bom) s.notes.push_back(corpus::BomNote(out->plan.FileOf(r.read.shard).path));
+    for (const corpus::BadRecord& b : r.read.bad) {
+      corpus::BadLine line = corpus::ToBadLine(b, out->plan, out->lines_before[b.shard],
                                                out->shard_base[b.shard] + b.record);
       if (examples.size() < kSkippedListed) examples.push_back(line.Message());
       s.bad_lines.push_back(std::move(line));
@@ -230,18 +295,21 @@ Status Summarize(SelectionGroup& g, PoolPass* out, const std::vector<corpus::Sha
   return Status::Ok();
 }
 
-// This process's records, flattened in shard and chunk order.
-void Flatten(std::vector<std::vector<ChunkPart>>& parts, PoolPass* out) {
+// This process's records in shard order, and its shards' feature counts summed.
+void Flatten(std::vector<ShardResult>& results, bool count_features, uint32_t buckets,
+             PoolPass* out) {
   out->bytes.clear();
   out->valid.clear();
   out->bytes.reserve(out->records);
   out->valid.reserve(out->records);
-  for (auto& shard : parts) {
-    for (ChunkPart& c : shard) {
-      out->bytes.insert(out->bytes.end(), c.bytes.begin(), c.bytes.end());
-      out->valid.insert(out->valid.end(), c.valid.begin(), c.valid.end());
-      c = ChunkPart();
-    }
+  if (count_features) out->counts.assign(buckets, 0);
+  for (ShardResult& r : results) {
+    out->bytes.insert(out->bytes.end(), r.bytes.begin(), r.bytes.end());
+    out->valid.insert(out->valid.end(), r.valid.begin(), r.valid.end());
+    for (size_t b = 0; b < r.counts.size() && count_features; ++b) out->counts[b] += r.counts[b];
+    r.bytes = {};
+    r.valid = {};
+    r.counts = {};
   }
 }
 
@@ -261,6 +329,15 @@ corpus::ScanRequest RequestFor(const SelectionContext& ctx, const PoolPass& pool
 }
 
 }  // namespace
+
+std::string PoolPass::Identity(uint32_t shard) const {
+  return ShardIdentity(plan, shard) + "\n" + file_sha256[plan.shards[shard].file];
+}
+
+void PoolPass::CountReads(const std::vector<uint32_t>& shards) const {
+  if (reads.size() != plan.shards.size()) reads.assign(plan.shards.size(), 0);
+  for (uint32_t s : shards) ++reads[s];
+}
 
 std::vector<uint32_t> PoolPass::MyShards() const {
   std::vector<uint32_t> out;
@@ -303,39 +380,38 @@ Status ScanTargetHere(const SelectionContext& ctx, bool counts, bool texts, Targ
 Status ReadPool(const SelectionContext& ctx, bool count_features, PoolPass* out) {
   SelectionGroup& g = *ctx.group;
   g.SetPhase("plan");
-  auto planned = corpus::PlanRead(*ctx.pool);
+  auto planned = corpus::PlanRead(*ctx.pool, ctx.options->split_bytes);
   PF_RETURN_IF_ERROR(g.Agree(planned.status()));
   out->plan = std::move(*planned);
+  out->reads.assign(out->plan.shards.size(), 0);
   std::tie(out->first_shard, out->end_shard) = DealShards(out->plan, g.rank(), g.size());
   g.SetPhase("pool");
-  if (count_features) {
-    out->counts_by_thread.assign(ctx.threads(),
-                                 std::vector<uint64_t>(ctx.options->dsir.buckets, 0));
+  std::vector<ShardResult> results(out->end_shard - out->first_shard);
+  auto to_read = LoadSaved(ctx, *out, count_features, &results);
+  std::optional<corpus::ScanFailure> failure;
+  if (to_read.ok()) {
+    PoolSink sink(ctx, *out, count_features, &results);
+    corpus::ScanRequest req = RequestFor(ctx, *out, "pool");
+    req.shards = std::move(*to_read);
+    out->CountReads(req.shards);
+    failure = corpus::ScanShards(req, sink);
   }
-  PoolSink sink(ctx, out, count_features);
-  const std::optional<corpus::ScanFailure> failure =
-      corpus::ScanShards(RequestFor(ctx, *out, "pool"), sink);
   // Lines are counted first even on a failure: a bad line is named by its line in its file.
   std::vector<uint64_t> lines(out->plan.shards.size(), 0);
-  for (const corpus::ShardRead& r : sink.reads()) lines[r.shard] = r.lines;
+  for (const ShardResult& r : results) {
+    if (r.done) lines[r.read.shard] = r.read.lines;
+  }
   PF_ASSIGN_OR_RETURN(out->lines_before, LinesBefore(g, out->plan, lines));
-  Status local;
+  Status local = to_read.status();
   if (failure) local = corpus::FailureStatus(*failure, out->plan, out->lines_before);
   PF_RETURN_IF_ERROR(g.Agree(local));
-  std::vector<ChunkPart> totals;
-  for (auto& shard : sink.parts()) {
-    ChunkPart t;
-    for (const ChunkPart& c : shard) {
-      t.docs += c.docs;
-      t.text_bytes += c.text_bytes;
-    }
-    totals.push_back(t);
-  }
-  PF_RETURN_IF_ERROR(ShareCounts(g, out, sink.reads(), totals));
+  PF_RETURN_IF_ERROR(ShareCounts(g, out, results));
+  out->records = 0;
   for (uint32_t s = out->first_shard; s < out->end_shard; ++s) out->records += out->shards[s].records;
-  Flatten(sink.parts(), out);
-  PF_RETURN_IF_ERROR(ShareHashes(g, out, sink.reads()));
-  PF_RETURN_IF_ERROR(Summarize(g, out, sink.reads()));
+  Flatten(results, count_features, ctx.options->dsir.buckets, out);
+  PF_RETURN_IF_ERROR(ShareHashes(g, out, results));
+  SummarizeInputs(out);
+  PF_RETURN_IF_ERROR(SummarizeBadLines(g, out, results));
   if (out->summary.docs == 0) {
     return Status::InvalidArgument("the pool has no documents (" + ctx.pool->front() + ")");
   }
@@ -344,10 +420,12 @@ Status ReadPool(const SelectionContext& ctx, bool count_features, PoolPass* out)
 
 namespace {
 
-// A later pass: every document of this process's shards, by global index.
+// A later pass: every document of the shards read, by global index.
 class VisitSink : public corpus::ShardSink {
  public:
-  VisitSink(const PoolPass& pool, const PoolVisitor& visit) : pool_(pool), visit_(visit) {}
+  VisitSink(const PoolPass& pool, const PoolVisitor& visit,
+            const std::function<Status(uint32_t)>& shard_done)
+      : pool_(pool), visit_(visit), shard_done_(shard_done) {}
 
   Status OnChunk(corpus::ChunkWork& work) override {
     const corpus::Chunk& chunk = work.chunk();
@@ -366,19 +444,30 @@ class VisitSink : public corpus::ShardSink {
     return Status::Ok();
   }
 
+  Status OnShardDone(const corpus::ShardRead& read) override {
+    if (read.records != pool_.shards[read.shard].records) {
+      return Status::Internal("the pool changed while it was being read (re-run the selection)");
+    }
+    return shard_done_ ? shard_done_(read.shard) : Status::Ok();
+  }
+
  private:
   const PoolPass& pool_;
   const PoolVisitor& visit_;
+  const std::function<Status(uint32_t)>& shard_done_;
 };
 
 }  // namespace
 
-Status RescanPool(const SelectionContext& ctx, const PoolPass& pool, const PoolVisitor& visit,
-                  const char* stage) {
+Status RescanPool(const SelectionContext& ctx, const PoolPass& pool,
+                  const std::vector<uint32_t>& shards, const PoolVisitor& visit, const char* stage,
+                  const std::function<Status(uint32_t shard)>& shard_done) {
   corpus::ScanRequest req = RequestFor(ctx, pool, stage);
+  req.shards = shards;
   req.lines_before = pool.lines_before;
   req.hash = false;
-  VisitSink sink(pool, visit);
+  pool.CountReads(shards);
+  VisitSink sink(pool, visit, shard_done);
   const std::optional<corpus::ScanFailure> failure = corpus::ScanShards(req, sink);
   Status local;
   if (failure) local = corpus::FailureStatus(*failure, pool.plan, {});

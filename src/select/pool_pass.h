@@ -74,15 +74,23 @@ struct PoolPass {
   std::vector<ShardCounts> shards;          // [plan.shards], summed over a group.
   std::vector<uint64_t> shard_base;         // [plan.shards]: global index of its first record.
   std::vector<int64_t> lines_before;        // [plan.shards]: lines of its file before it.
-  std::vector<std::string> file_sha256;     // [plan.files], on the leader.
+  std::vector<std::string> file_sha256;     // [plan.files].
   uint64_t base = 0;                        // Global index of this process's first record.
   uint64_t records = 0;                     // This process's records (documents and bad lines).
   std::vector<uint64_t> bytes;              // [records] text bytes (0 for a bad line).
   std::vector<uint8_t> valid;               // [records] 1 for a document, 0 for a bad line.
-  std::vector<std::vector<uint64_t>> counts_by_thread;  // dsir: [threads][buckets].
+  std::vector<uint64_t> counts;             // dsir: [buckets], this process's shards.
   corpus::ScanSummary summary;  // Counts of the whole pool per input (summed over a group).
+  // [plan.shards]: how often this process read each shard, every pass counted (the first, a
+  // rerun's hash checks, the selector's, the write pass): the manifest's cost.passes. Not part
+  // of the pass's result, so passes that only read the pool count into it.
+  mutable std::vector<uint64_t> reads;
 
   std::vector<uint32_t> MyShards() const;
+  // What names shard `shard`'s bytes in the results of later passes (select/resume.h): its
+  // identity and its file's SHA-256.
+  std::string Identity(uint32_t shard) const;
+  void CountReads(const std::vector<uint32_t>& shards) const;
 };
 
 // Plans the pool's shards, deals this process its block, and reads it once: bytes, validity and
@@ -94,10 +102,12 @@ Status ReadPool(const SelectionContext& ctx, bool count_features, PoolPass* out)
 // global index and its text. Several threads at once; write to per-record or per-thread slots.
 using PoolVisitor = std::function<void(int thread, uint64_t index, std::string_view text)>;
 
-// Reads this process's shards again, visiting every document; progress is reported as `stage`
-// (none if nullptr). The status is agreed over the group. Collective.
-Status RescanPool(const SelectionContext& ctx, const PoolPass& pool, const PoolVisitor& visit,
-                  const char* stage);
+// Reads `shards` (some of this process's) again, visiting every document; progress is reported
+// as `stage` (none if nullptr). `shard_done` (optional) is called once per shard read to its end,
+// after all its documents were visited. The status is agreed over the group. Collective.
+Status RescanPool(const SelectionContext& ctx, const PoolPass& pool,
+                  const std::vector<uint32_t>& shards, const PoolVisitor& visit, const char* stage,
+                  const std::function<Status(uint32_t shard)>& shard_done = {});
 
 // The budget cut of `local` candidates to `budget` (bytes, or documents when every candidate
 // costs 1): TakeByBudget alone, the exact distributed cut in a group. Returns this process's

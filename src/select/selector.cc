@@ -110,6 +110,7 @@ Status ReadInputs(const SelectionContext& ctx, const Selector& selector,
                        selector.counts_pool_features())) {
     if (need != TargetNeed::kNothing) *target = prepared->target_pass;
     *pool = prepared->pool_pass;
+    pool->reads.assign(pool->plan.shards.size(), 0);  // Read for it ahead, not by it.
     return Status::Ok();
   }
   PF_RETURN_IF_ERROR(ReadTarget(ctx, need, target));
@@ -283,6 +284,7 @@ Result<SelectionResult> RunSelection(const std::vector<std::string>& pool,
   // Measured costs: a group's core-seconds are those of all its processes.
   PF_ASSIGN_OR_RETURN(result.core_seconds, g.SumDouble(meter.core_seconds()));
   PF_ASSIGN_OR_RETURN(nlohmann::json mpi, GatherMpiCosts(ctx));
+  PF_ASSIGN_OR_RETURN(nlohmann::json passes, PassesJson(ctx, pool_pass));
   if (!ctx.leader()) {
     result.wall_seconds = meter.wall_seconds();
     return result;
@@ -295,7 +297,7 @@ Result<SelectionResult> RunSelection(const std::vector<std::string>& pool,
   result.replaced_orphan = outputs.found_orphan();
   nlohmann::json m = BuildManifest(o, scores.params, pool_pass.summary, target_pass.summary, result,
                                    outputs);
-  m["cost"] = CostJson(result, ctx.threads(), mpi);
+  m["cost"] = CostJson(result, ctx.threads(), mpi, passes);
   result.manifest = m;
   PF_RETURN_IF_ERROR(outputs.CommitManifest(m.dump(2) + "\n"));
   if (o.before_naming_output) PF_RETURN_IF_ERROR(o.before_naming_output(result));

@@ -40,6 +40,9 @@ struct SelectOptions {
   uint64_t keep_bytes = 0;  // If > 0: keep this many text bytes instead.
   uint64_t seed = 0;
   int threads = 1;
+  // A plain JSONL file larger than this is read as several shards (corpus/read_plan.h). The kept
+  // lines do not depend on it (a compressed output's frames do); tests make it small.
+  uint64_t split_bytes = 64ull << 20;
   corpus::ReadOptions read;  // How the pool is read; the target too, but for its fields below.
   // The target files' fields when they differ from the pool's ("" = the pool's: read.text_field,
   // id_field). The kept lines are the pool's, byte for byte; only the target is read with these.

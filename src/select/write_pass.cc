@@ -5,12 +5,15 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
 
 #include "corpus/shard_scan.h"
+#include "base/file.h"
 #include "select/group_codec.h"
+#include "select/resume.h"
 
 namespace preflight::select {
 namespace {
@@ -26,15 +29,96 @@ void AppendAnnotation(std::string& out, const std::string& id, double score, boo
 
 const char* const kChanged = "the pool changed while it was being read (re-run the selection)";
 
+nlohmann::json FactsJson(const PieceFacts& f) {
+  return {f.path, f.file_sha256, f.content_sha256, f.file_bytes, f.content_bytes};
+}
+
+// The facts of a piece saved by a killed run, if its file is there whole.
+std::optional<PieceFacts> FactsOf(const nlohmann::json& j) {
+  if (!j.is_array() || j.size() != 5) return std::nullopt;
+  PieceFacts f{j[0], j[1], j[2], j[3], j[4]};
+  if (f.path.empty()) return f;  // No piece (no annotations asked for).
+  auto size = FileSize(f.path);
+  if (!size.ok() || *size != f.file_bytes) return std::nullopt;
+  return f;
+}
+
+// The explained documents (select/write_pass.h) among shard `shard`'s records.
+std::vector<ScoredDoc*> ExplainedIn(const PoolPass& pool, uint32_t shard, WrittenSelection& w) {
+  std::vector<ScoredDoc*> out;
+  const uint64_t first = pool.shard_base[shard], end = first + pool.shards[shard].records;
+  for (auto* list : {&w.top_kept, &w.lowest_kept, &w.lowest_in_pool}) {
+    for (ScoredDoc& d : *list) {
+      if (d.index >= first && d.index < end) out.push_back(&d);
+    }
+  }
+  return out;
+}
+
+// What the write pass made of a shard, for a rerun: its pieces, counts and explained ids.
+Status SavePieces(const WorkFolder& work, const PoolPass& pool, uint32_t shard,
+                  const std::string& key, const KeptCounts& counts, WrittenSelection& w) {
+  nlohmann::json explained = nlohmann::json::array();
+  for (const ScoredDoc* d : ExplainedIn(pool, shard, w)) {
+    explained.push_back({d->index, d->id, d->genre});
+  }
+  const nlohmann::json header = {{"kept", FactsJson(w.kept_pieces[shard])},
+                                 {"notes", FactsJson(w.note_pieces[shard])},
+                                 {"docs", counts.docs},
+                                 {"text_bytes", counts.text_bytes},
+                                 {"explained", explained}};
+  return SaveResult(work, "piece-" + std::to_string(shard), key, header, {});
+}
+
+// The pieces a killed run finished for `shard`, if they are there whole.
+bool LoadPieces(const WorkFolder& work, const PoolPass& pool, uint32_t shard,
+                const std::string& key, KeptCounts* counts, WrittenSelection& w) {
+  auto saved = LoadResult(work, "piece-" + std::to_string(shard), key);
+  if (!saved) return false;
+  try {
+    const nlohmann::json& h = saved->header;
+    auto kept = FactsOf(h.at("kept"));
+    auto notes = FactsOf(h.at("notes"));
+    if (!kept || !notes) return false;
+    w.kept_pieces[shard] = std::move(*kept);
+    w.note_pieces[shard] = std::move(*notes);
+    counts->docs = h.at("docs");
+    counts->text_bytes = h.at("text_bytes");
+    for (ScoredDoc* d : ExplainedIn(pool, shard, w)) {
+      for (const auto& e : h.at("explained")) {
+        if (e.at(0).get<uint64_t>() != d->index) continue;
+        d->id = e.at(1);
+        d->genre = e.at(2);
+      }
+    }
+  } catch (const nlohmann::json::exception&) {
+    return false;
+  }
+  return true;
+}
+
+// What a shard's pieces depend on: its bytes, which of its records are kept, how the pieces
+// are written, and (annotations) the scores.
+std::string PieceKey(const SelectionContext& ctx, const PoolPass& pool, const Scores& scores,
+                     const std::vector<uint8_t>& kept_flag, uint32_t shard) {
+  const SelectOptions& o = *ctx.options;
+  const uint64_t first = pool.shard_base[shard] - pool.base, n = pool.shards[shard].records;
+  const std::string_view flags(reinterpret_cast<const char*>(kept_flag.data() + first), n);
+  return KeyOf({"piece 1", pool.Identity(shard), flags,
+                CompressionName(KeptCompressionOf(o.out_path, pool.plan, shard)),
+                o.annotate_path.empty() ? "-" : CompressionName(CompressionFor(o.annotate_path)),
+                o.id_field, o.read.text_field, scores.model});
+}
+
 // The write pass's work on this process's shards: a piece writer per shard for the kept lines
 // and one for the annotations, the counts, and the explained documents' ids.
 class WriteSink : public corpus::ShardSink {
  public:
   WriteSink(const SelectionContext& ctx, const PoolPass& pool, const Scores& scores,
-            const std::vector<uint64_t>& kept, const WorkFolder& work, WrittenSelection* out)
-      : ctx_(ctx), pool_(pool), scores_(scores), out_(out), kept_flag_(pool.records, 0),
+            const std::vector<uint8_t>& kept_flag, const std::vector<std::string>& keys,
+            const WorkFolder& work, WrittenSelection* out)
+      : ctx_(ctx), pool_(pool), scores_(scores), out_(out), kept_flag_(kept_flag), keys_(keys),
         counts_(pool.end_shard - pool.first_shard) {
-    for (uint64_t i : kept) kept_flag_[i - pool.base] = 1;
     const SelectOptions& o = *ctx.options;
     for (uint32_t s = pool.first_shard; s < pool.end_shard; ++s) {
       kept_.push_back(std::make_unique<PieceWriter>(KeptPiecePath(work, s),
@@ -95,10 +179,11 @@ class WriteSink : public corpus::ShardSink {
     std::lock_guard<std::mutex> lock(mu_);
     out_->kept_pieces[read.shard] = std::move(kept);
     out_->note_pieces[read.shard] = std::move(notes);
-    return Status::Ok();
+    if (ctx_.work == nullptr) return Status::Ok();
+    return SavePieces(*ctx_.work, pool_, read.shard, keys_[mine], counts_[mine], *out_);
   }
 
-  const std::vector<KeptCounts>& counts() const { return counts_; }
+  std::vector<KeptCounts>& counts() { return counts_; }
 
  private:
   std::string Id(const corpus::ChunkRecord& r, const std::string& file) const {
@@ -122,7 +207,8 @@ class WriteSink : public corpus::ShardSink {
   const PoolPass& pool_;
   const Scores& scores_;
   WrittenSelection* out_;
-  std::vector<uint8_t> kept_flag_;  // [records]
+  const std::vector<uint8_t>& kept_flag_;  // [records]
+  const std::vector<std::string>& keys_;   // [my shards]
   std::vector<std::unique_ptr<PieceWriter>> kept_, notes_;  // [my shards]
   std::map<uint64_t, std::vector<ScoredDoc*>> explained_;
   std::mutex mu_;
@@ -241,20 +327,34 @@ Status WriteKept(const SelectionContext& ctx, const PoolPass& pool, const Scores
   g.SetPhase("write");
   out->kept_pieces.assign(pool.plan.shards.size(), {});
   out->note_pieces.assign(pool.plan.shards.size(), {});
+  std::vector<uint8_t> kept_flag(pool.records, 0);
+  for (uint64_t i : kept_local) kept_flag[i - pool.base] = 1;
+  std::vector<std::string> keys;
   corpus::ScanRequest req;
+  std::vector<KeptCounts> reused(pool.end_shard - pool.first_shard);
+  for (uint32_t s = pool.first_shard; s < pool.end_shard; ++s) {
+    keys.push_back(PieceKey(ctx, pool, scores, kept_flag, s));
+    if (!ctx.work || !LoadPieces(work, pool, s, keys.back(), &reused[s - pool.first_shard], *out)) {
+      req.shards.push_back(s);
+    }
+  }
   req.plan = &pool.plan;
-  req.shards = pool.MyShards();
   req.lines_before = pool.lines_before;
   req.read = &ctx.options->read;
   req.threads = ctx.threads();
   req.hash = false;
   req.progress = [&ctx](uint64_t done, uint64_t total) { ctx.Report("write", done, total); };
-  WriteSink sink(ctx, pool, scores, kept_local, work, out);
+  pool.CountReads(req.shards);
+  WriteSink sink(ctx, pool, scores, kept_flag, keys, work, out);
   const std::optional<corpus::ScanFailure> failure = corpus::ScanShards(req, sink);
   Status local;
   if (failure) local = corpus::FailureStatus(*failure, pool.plan, {});
   uint64_t written = 0;
-  for (const KeptCounts& c : sink.counts()) written += c.docs;
+  for (size_t i = 0; i < reused.size(); ++i) {
+    sink.counts()[i].docs += reused[i].docs;
+    sink.counts()[i].text_bytes += reused[i].text_bytes;
+    written += sink.counts()[i].docs;
+  }
   if (local.ok() && written != kept_local.size()) local = Status::Internal(kChanged);
   PF_RETURN_IF_ERROR(g.Agree(local));
   PF_RETURN_IF_ERROR(CountPerFile(g, pool, sink.counts(), out));
