@@ -39,6 +39,10 @@ class ChunkReader {
   // Next chunk, or an empty view at the end. The view is valid until the next call and is
   // followed by at least kPadding readable bytes (for simdjson).
   Result<std::string_view> Next();
+  // The same chunk without a copy: the reader's buffer, holding the chunk at [0, size) followed
+  // by kPadding readable bytes, is swapped into `out`, and `out`'s former buffer becomes the
+  // reader's (so a caller that recycles buffers allocates none). Returns 0 at the end.
+  Result<size_t> NextInto(std::vector<char>* out);
   // Offset of the current chunk's first byte in the decompressed stream.
   uint64_t chunk_offset() const { return chunk_offset_; }
   // Bytes read from disk so far, and the file's size on disk (for progress).
@@ -73,7 +77,8 @@ class ChunkReader {
 
   std::string path_;
   uint64_t max_line_bytes_;
-  std::vector<char> buf_;
+  std::vector<char> buf_;  // At least buffer_size_ bytes, from the first Next() on.
+  size_t buffer_size_;     // Filled up to this (less kPadding): it alone decides the chunks.
   size_t buf_begin_ = 0, buf_end_ = 0;  // Unconsumed bytes are buf_[buf_begin_, buf_end_).
   uint64_t chunk_offset_ = 0;           // Stream offset of buf_[buf_begin_].
   uint64_t disk_read_ = 0, disk_total_ = 0;

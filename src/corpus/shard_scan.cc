@@ -19,14 +19,12 @@
 namespace preflight::corpus {
 namespace {
 
-constexpr size_t kPadding = ChunkReader::kPadding;  // readable bytes after a chunk, for simdjson
-
 // A chunk and the bytes its records point into. Held by pointer so that the views stay valid.
 struct LoadedChunk {
   uint32_t slot = 0;  // Position of its shard in ScanRequest::shards.
   Chunk chunk;
-  std::string bytes;
-  std::string reason;  // A bad plain-text document's.
+  std::vector<char> bytes;  // Recycled from chunk to chunk: no allocation once warm.
+  std::string reason;       // A bad plain-text document's.
 };
 
 // Reads one shard in order, chunk by chunk. Used by one thread at a time.
@@ -84,15 +82,12 @@ class JsonlSource final : public ShardSource {
   }
 
   Result<bool> Next(LoadedChunk& out) override {
-    PF_ASSIGN_OR_RETURN(std::string_view view, reader_->Next());
-    if (view.empty()) return false;
-    out.bytes.resize(view.size() + kPadding);
-    std::memcpy(out.bytes.data(), view.data(), view.size());
-    std::memset(out.bytes.data() + view.size(), 0, kPadding);
+    PF_ASSIGN_OR_RETURN(size_t size, reader_->NextInto(&out.bytes));
+    if (size == 0) return false;
     out.chunk.shard = shard_id_;
     out.chunk.seq = seq_++;
     out.chunk.first_record = records_;
-    Split(std::string_view(out.bytes.data(), view.size()), out.chunk.records);
+    Split(std::string_view(out.bytes.data(), size), out.chunk.records);
     return true;
   }
 
@@ -166,9 +161,9 @@ class TextSource final : public ShardSource {
                          }));
     disk_ = doc.file_bytes;
     bom_ = doc.bom;
-    out.bytes = std::move(doc.content);
-    const size_t text_bytes = out.bytes.size();
-    out.bytes += doc.line;
+    const size_t text_bytes = doc.content.size();
+    out.bytes.assign(doc.content.begin(), doc.content.end());
+    out.bytes.insert(out.bytes.end(), doc.line.begin(), doc.line.end());
     out.reason = std::move(doc.reason);
     ChunkRecord r;
     r.plain_text = true;

@@ -8,6 +8,7 @@
 #include "corpus/shard_scan.h"
 #include "corpus/text_document.h"
 #include "select/dsir.h"
+#include "select/features.h"
 #include "select/group_codec.h"
 #include "select/resume.h"
 #include "select/shard_results.h"
@@ -97,7 +98,9 @@ class PoolSink : public corpus::ShardSink {
     const size_t n = chunk.records.size();
     part.bytes.assign(n, 0);
     part.valid.assign(n, 0);
-    std::vector<uint64_t> counts(count_ ? ctx_.options->dsir.buckets : 0, 0);
+    // 32-bit counts for one chunk (fewer features than bytes): half the cache of 64-bit ones.
+    const DsirOptions& dsir = ctx_.options->dsir;
+    std::vector<uint32_t> counts(count_ ? dsir.buckets : 0, 0);
     for (size_t i = 0; i < n; ++i) {
       std::string_view text;
       if (!work.Text(i, &text)) continue;
@@ -105,7 +108,9 @@ class PoolSink : public corpus::ShardSink {
       part.valid[i] = 1;
       ++part.docs;
       part.text_bytes += text.size();
-      if (count_) CountFeatures(text, ctx_.options->dsir, counts.data());
+      if (count_) {
+        ForEachFeature(text, dsir.buckets, dsir.ngrams, [&counts](uint32_t b) { ++counts[b]; });
+      }
     }
     std::lock_guard<std::mutex> lock(mu_);
     const uint32_t slot = chunk.shard - pool_.first_shard;
