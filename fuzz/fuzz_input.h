@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -12,7 +13,9 @@
 
 #include "corpus/chunk_reader.h"
 #include "corpus/input_format.h"
+#include "corpus/read_plan.h"
 #include "corpus/scanner.h"
+#include "corpus/shard_scan.h"
 
 namespace preflight::fuzz {
 
@@ -29,6 +32,23 @@ inline void WriteBytes(const std::string& path, std::string_view bytes) {
   if (!bytes.empty() && std::fwrite(bytes.data(), 1, bytes.size(), f) != bytes.size()) std::abort();
   std::fclose(f);
 }
+
+// Counts the records of every shard that was read to its end.
+class CountingSink : public corpus::ShardSink {
+ public:
+  Status OnChunk(corpus::ChunkWork& work) override {
+    for (size_t i = 0; i < work.chunk().records.size(); ++i) {
+      std::string_view text;
+      (void)work.Text(i, &text);
+    }
+    return Status::Ok();
+  }
+  Status OnShardDone(const corpus::ShardRead& read) override {
+    records += read.records;
+    return Status::Ok();
+  }
+  std::atomic<uint64_t> records{0};
+};
 
 // Reads `path` through every entry point, with small limits so that long lines hit them.
 // `variant` picks strict or --skip-bad reading.
@@ -48,14 +68,17 @@ inline void ReadEveryWay(const std::string& path, uint64_t file_size, uint8_t va
   });
   // Every record is copied once, whether or not it parsed.
   if (summary.ok() && copied.ok() && lines != summary->records) std::abort();
-  // Two byte ranges that tile the file hold the records of a whole read.
-  corpus::ShardSpec first, second;
-  first.inputs = {corpus::ShardSpec::Part{true, 0, file_size / 2, 0}};
-  second.inputs = {corpus::ShardSpec::Part{true, file_size / 2, UINT64_MAX, 0}};
-  auto a = corpus::CountParts({path}, options, first);
-  auto b = corpus::CountParts({path}, options, second);
-  if (summary.ok() && a.ok() && b.ok() && (*a)[0].records + (*b)[0].records != summary->records)
-    std::abort();
+  // Shards of a cut file, read on two threads, hold the records of a whole read.
+  auto plan = corpus::PlanRead({path}, file_size / 2 + 1);
+  if (!plan.ok()) return;
+  corpus::ScanRequest req;
+  req.plan = &*plan;
+  for (uint32_t s = 0; s < plan->shards.size(); ++s) req.shards.push_back(s);
+  req.read = &options;
+  req.threads = 2;
+  CountingSink sink;
+  const auto failure = corpus::ScanShards(req, sink);
+  if (summary.ok() && !failure && sink.records != summary->records) std::abort();
 }
 
 // The compressed-input harnesses' one body: the first byte picks the framing of the rest: (0) the

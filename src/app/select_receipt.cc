@@ -4,10 +4,6 @@
 
 namespace preflight::app {
 
-std::string ManifestPath(const select::SelectOptions& o) {
-  return o.manifest_path.empty() ? o.out_path + ".manifest.json" : o.manifest_path;
-}
-
 Result<std::string> AppendSelectionReceipt(const select::SelectOptions& o,
                                            const select::SelectionResult& result,
                                            const std::string& ledger_path) {
@@ -31,7 +27,7 @@ Result<std::string> AppendSelectionReceipt(const select::SelectOptions& o,
   receipt.result = {{"pool_docs", m["pool_docs"]},       {"pool_bytes", m["pool_bytes"]},
                     {"budget_bytes", m["budget_bytes"]}, {"kept_docs", m["kept_docs"]},
                     {"kept_bytes", m["kept_bytes"]},     {"output", m["output"]},
-                    {"manifest", ManifestPath(o)}};
+                    {"manifest", o.ManifestPath()}};
   // Selection is hashing and counting, not floating-point work: its FLOPs are not counted
   // (recorded as 0); its cost is the measured core-seconds.
   receipt.core_seconds = result.core_seconds;

@@ -8,9 +8,6 @@
 
 namespace preflight::app {
 
-// The manifest path a selection writes (OUT.manifest.json unless --manifest was given).
-std::string ManifestPath(const select::SelectOptions& options);
-
 // Appends a "selection" receipt (inputs: every pool and target file with its SHA-256) to the
 // ledger and returns its hash.
 Result<std::string> AppendSelectionReceipt(const select::SelectOptions& options,

@@ -80,10 +80,17 @@ std::vector<std::string> RemoveStaleTemporaries(const std::string& path) {
 
 AtomicFile::~AtomicFile() { Abandon(); }
 
-Status AtomicFile::Open(const std::string& path) {
+Status AtomicFile::Open(const std::string& path) { return OpenAs(path, /*durable=*/true); }
+
+Status AtomicFile::OpenScratch(const std::string& path) {
+  return OpenAs(path, /*durable=*/false);
+}
+
+Status AtomicFile::OpenAs(const std::string& path, bool durable) {
   Abandon();
+  durable_ = durable;
   PF_RETURN_IF_ERROR(CheckReplaceableFile(path, "the output path"));
-  RemoveStaleTemporaries(path);
+  if (durable_) RemoveStaleTemporaries(path);
   path_ = path;
   tmp_path_ = path + ".tmp." + std::to_string(::getpid());
   file_ = std::fopen(tmp_path_.c_str(), "wb");
@@ -107,7 +114,7 @@ Status AtomicFile::Write(std::string_view bytes) {
 Status AtomicFile::Flush() {
   if (flushed_) return Status::Ok();
   if (file_ == nullptr) return Status::Internal(path_ + ": flush of a file that is not open");
-  bool ok = std::fflush(file_) == 0 && ::fsync(::fileno(file_)) == 0;
+  bool ok = std::fflush(file_) == 0 && (!durable_ || ::fsync(::fileno(file_)) == 0);
   std::string why = ok ? "" : ErrnoText();
   ok = (std::fclose(file_) == 0) && ok;
   file_ = nullptr;
@@ -139,7 +146,7 @@ Status AtomicFile::Commit() {
     return Status::IOError(path_ + ": could not rename output into place (" + err + ")");
   }
   tmp_path_.clear();
-  return FsyncDirectory(DirName(path_));
+  return durable_ ? FsyncDirectory(DirName(path_)) : Status::Ok();
 }
 
 void AtomicFile::Abandon() {
@@ -157,6 +164,13 @@ void AtomicFile::Abandon() {
 Status WriteFileAtomically(const std::string& path, std::string_view contents) {
   AtomicFile file;
   PF_RETURN_IF_ERROR(file.Open(path));
+  PF_RETURN_IF_ERROR(file.Write(contents));
+  return file.Commit();
+}
+
+Status WriteScratchFile(const std::string& path, std::string_view contents) {
+  AtomicFile file;
+  PF_RETURN_IF_ERROR(file.OpenScratch(path));
   PF_RETURN_IF_ERROR(file.Write(contents));
   return file.Commit();
 }

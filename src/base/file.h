@@ -28,6 +28,10 @@ class AtomicFile {
   // regular file (CheckReplaceableFile); IOError naming `path` if its folder is not writable.
   // First removes the stale temporaries of `path` that killed runs left (RemoveStaleTemporaries).
   Status Open(const std::string& path);
+  // A scratch file (a cache in a work folder, rebuilt if lost): renamed into place like any
+  // other, so a killed process never leaves half of it, but not fsync'ed (a machine crash may
+  // lose it) and its folder not searched for stale temporaries (the folder is thrown away).
+  Status OpenScratch(const std::string& path);
   Status Write(std::string_view bytes);
   // Flushes, fsyncs and closes the temporary: its bytes are all on disk, not yet named. Commit()
   // does it when it has not been done.
@@ -42,10 +46,13 @@ class AtomicFile {
   uint64_t bytes_written() const { return bytes_written_; }
 
  private:
+  Status OpenAs(const std::string& path, bool durable);
+
   std::string path_;
   std::string tmp_path_;
   std::FILE* file_ = nullptr;
   bool flushed_ = false;  // the temporary is complete and closed (Flush)
+  bool durable_ = true;   // fsync the file and its folder (not a scratch file)
   uint64_t bytes_written_ = 0;
 };
 
@@ -64,6 +71,8 @@ Status CheckReplaceableFile(const std::string& path, const std::string& flag);
 
 // Writes `contents` to `path` atomically.
 Status WriteFileAtomically(const std::string& path, std::string_view contents);
+// The same for a scratch file (AtomicFile::OpenScratch).
+Status WriteScratchFile(const std::string& path, std::string_view contents);
 
 // Reads a whole (small) file. NotFound names the path.
 Result<std::string> ReadFileToString(const std::string& path);

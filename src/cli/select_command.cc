@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <thread>
 
 #include "app/select_receipt.h"
 #include "base/file.h"
@@ -99,8 +100,10 @@ void AddSelectFlags(CLI::App* app, SelectFlags* f) {
   app->add_option("--seed", f->options.seed, "seed of the Gumbel keys and the classifier")
       ->capture_default_str();
   app->add_option("--out", f->options.out_path,
-                  "kept documents (JSONL; .zst or .gz compresses), written atomically; missing "
-                  "folders are created")
+                  "kept documents: a file (JSONL; .zst or .gz compresses), or a folder ending in "
+                  "'/' with one kept file per pool file (same relative names and compression); "
+                  "written atomically, missing folders created. A killed run's work waits in "
+                  "OUT.partial/: rerun the same command to resume")
       ->required();
   app->add_option("--annotate", f->options.annotate_path,
                   "one {\"id\", \"score\", \"kept\"} line per pool document, in pool order "
@@ -108,7 +111,14 @@ void AddSelectFlags(CLI::App* app, SelectFlags* f) {
                   "first null)");
   app->add_option("--manifest", f->options.manifest_path,
                   "manifest path (default: OUT.manifest.json)");
-  app->add_option("--threads", f->options.threads, "parsing and scoring threads")
+  app->add_option("--threads", f->options.threads,
+                  "threads for every stage (reading, decompressing, parsing, scoring, "
+                  "compressing); default: this machine's cores, shared by mpirun's ranks on it. "
+                  "The output does not depend on it")
+      ->default_str("0: every core");
+  app->add_option("--shard-bytes", f->options.split_bytes,
+                  "a plain JSONL file larger than this is read as several shards (threads and "
+                  "ranks share the work by shard); the kept lines do not depend on it")
       ->capture_default_str();
   app->add_option("--text-field", f->options.read.text_field,
                   "JSON field holding the text in the pool (and the target, unless "
@@ -156,7 +166,7 @@ void PrintResult(const SelectFlags& f, const select::SelectionResult& result,
                  const std::string& receipt) {
   const select::SelectOptions& o = f.options;
   const nlohmann::json& m = result.manifest;
-  const std::string manifest_path = app::ManifestPath(o);
+  const std::string manifest_path = o.ManifestPath();
   if (f.json) {
     EmitJson(
         {{"selector", o.selector},
@@ -210,6 +220,7 @@ int RunSelect(int argc, char** argv) {
       "data/brown/targets/cj.select.jsonl \\\n      --selector dsir --keep 0.25 --seed 1 --out "
       "out/cj.dsir.jsonl");
   SelectFlags f;
+  f.options.threads = 0;  // every core unless --threads says otherwise
   AddSelectFlags(&app, &f);
   if (int code = Parse(app, argc, argv); code >= 0) return code;
   select::SelectOptions& o = f.options;
@@ -233,7 +244,10 @@ int RunSelect(int argc, char** argv) {
   std::unique_ptr<select::SelectionGroup> group;
 #ifdef PREFLIGHT_HAVE_DIST
   group = mpi::MakeSelectionGroup();
+  if (o.threads == 0) o.threads = mpi::DefaultThreads();
 #endif
+  if (o.threads == 0) o.threads = static_cast<int>(std::thread::hardware_concurrency());
+  if (o.threads <= 0) o.threads = 1;
   const bool leader = !group || group->leader();
   std::string receipt;
   app::RecordSelectionBeforeNaming(o, f.ledger_path, &receipt);

@@ -184,9 +184,9 @@ ChunkReader::ChunkReader(std::string path, uint64_t max_line_bytes, uint64_t dis
                          bool compressed)
     : path_(std::move(path)),
       max_line_bytes_(max_line_bytes),
-      buf_(std::clamp<uint64_t>(compressed ? disk_bytes * 16 : disk_bytes + 1, kMinBufferBytes,
-                                kChunkBytes) +
-           kPadding),
+      buffer_size_(std::clamp<uint64_t>(compressed ? disk_bytes * 16 : disk_bytes + 1,
+                                        kMinBufferBytes, kChunkBytes) +
+                   kPadding),
       compressed_(compressed) {}
 
 ChunkReader::~ChunkReader() = default;
@@ -232,7 +232,25 @@ Result<std::unique_ptr<ChunkReader>> ChunkReader::OpenAs(const std::string& path
   return owned;
 }
 
+Result<size_t> ChunkReader::NextInto(std::vector<char>* out) {
+  if (buf_.empty()) std::swap(buf_, *out);  // The first chunk fills the caller's buffer.
+  PF_ASSIGN_OR_RETURN(std::string_view chunk, Next());
+  if (chunk.empty()) return size_t{0};
+  // Hand the filled buffer over; the partial line after the chunk starts the caller's old one.
+  const size_t cut = chunk.size(), rest = buf_end_ - cut;
+  if (out->size() < buffer_size_) out->resize(buffer_size_);
+  std::memcpy(out->data(), buf_.data() + cut, rest);
+  std::swap(buf_, *out);
+  chunk_offset_ += cut;
+  buf_begin_ = 0;
+  buf_end_ = rest;
+  return cut;
+}
+
 Result<std::string_view> ChunkReader::Next() {
+  // The buffer's size is buffer_size_, grown only for a long line, whatever memory it was handed:
+  // so chunks end at the same places on every run.
+  if (buf_.size() < buffer_size_) buf_.resize(buffer_size_);
   // Drop what the previous chunk returned; keep the partial line after it.
   if (buf_begin_ > 0) {
     std::memmove(buf_.data(), buf_.data() + buf_begin_, buf_end_ - buf_begin_);
@@ -242,8 +260,8 @@ Result<std::string_view> ChunkReader::Next() {
   }
   size_t scanned = 0;  // buf_[0, scanned) is known to hold no '\n'.
   while (true) {
-    while (!eof_ && buf_end_ < buf_.size() - kPadding) {
-      PF_ASSIGN_OR_RETURN(size_t got, Fill(buf_.size() - kPadding - buf_end_));
+    while (!eof_ && buf_end_ < buffer_size_ - kPadding) {
+      PF_ASSIGN_OR_RETURN(size_t got, Fill(buffer_size_ - kPadding - buf_end_));
       if (got == 0) eof_ = true;
       buf_end_ += got;
     }
@@ -284,7 +302,8 @@ Result<std::string_view> ChunkReader::Next() {
                                 " bytes; documents over the limit are refused");
     }
     scanned = buf_end_;
-    buf_.resize(std::min<uint64_t>(buf_.size() * 2, max_line_bytes_ + kPadding + 1));
+    buffer_size_ = std::min<uint64_t>(buffer_size_ * 2, max_line_bytes_ + kPadding + 1);
+    if (buf_.size() < buffer_size_) buf_.resize(buffer_size_);
   }
 }
 

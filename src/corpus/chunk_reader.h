@@ -39,6 +39,10 @@ class ChunkReader {
   // Next chunk, or an empty view at the end. The view is valid until the next call and is
   // followed by at least kPadding readable bytes (for simdjson).
   Result<std::string_view> Next();
+  // The same chunk without a copy: the reader's buffer, holding the chunk at [0, size) followed
+  // by kPadding readable bytes, is swapped into `out`, and `out`'s former buffer becomes the
+  // reader's (so a caller that recycles buffers allocates none). Returns 0 at the end.
+  Result<size_t> NextInto(std::vector<char>* out);
   // Offset of the current chunk's first byte in the decompressed stream.
   uint64_t chunk_offset() const { return chunk_offset_; }
   // Bytes read from disk so far, and the file's size on disk (for progress).
@@ -50,6 +54,8 @@ class ChunkReader {
   // Feeds every byte read from disk to `outer` (a folder's hash, which must outlive this)
   // instead of this reader's own hash: each byte is hashed once.
   void HashInto(Sha256* outer) { outer_sha_ = outer; }
+  // Hashes nothing (a pass that reads an input already hashed).
+  void SkipHash() { hash_ = false; }
   // Whether the stream started with a UTF-8 byte-order mark (EF BB BF), which was skipped.
   bool skipped_bom() const { return skipped_bom_; }
 
@@ -65,11 +71,14 @@ class ChunkReader {
   // Appends up to `want` decompressed bytes to buf_ at buf_end_. Returns bytes added; 0 at EOF.
   virtual Result<size_t> Fill(size_t want) = 0;
   // Every byte read from disk goes through here.
-  void Hash(std::string_view bytes) { (outer_sha_ != nullptr ? outer_sha_ : &sha_)->Update(bytes); }
+  void Hash(std::string_view bytes) {
+    if (hash_) (outer_sha_ != nullptr ? outer_sha_ : &sha_)->Update(bytes);
+  }
 
   std::string path_;
   uint64_t max_line_bytes_;
-  std::vector<char> buf_;
+  std::vector<char> buf_;  // At least buffer_size_ bytes, from the first Next() on.
+  size_t buffer_size_;     // Filled up to this (less kPadding): it alone decides the chunks.
   size_t buf_begin_ = 0, buf_end_ = 0;  // Unconsumed bytes are buf_[buf_begin_, buf_end_).
   uint64_t chunk_offset_ = 0;           // Stream offset of buf_[buf_begin_].
   uint64_t disk_read_ = 0, disk_total_ = 0;
@@ -78,6 +87,7 @@ class ChunkReader {
   bool compressed_ = false;  // Its first decompressed bytes are checked (CheckDecompressedHead).
   Sha256 sha_;
   Sha256* outer_sha_ = nullptr;
+  bool hash_ = true;
 
   friend class PlainReader;
   friend class ZstdReader;

@@ -7,25 +7,17 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
-#include <nlohmann/json.hpp>
 
 #include "base/file.h"
+#include "base/sha256.h"
 #include "corpus/chunk_reader.h"
+#include "corpus/document_parser.h"
 #include "corpus/input_format.h"
+#include "corpus/read_plan.h"
+#include "corpus/text_document.h"
 
 namespace preflight::corpus {
 namespace {
-
-constexpr std::string_view kBom = "\xef\xbb\xbf";
-
-bool IsBlank(std::string_view line) {
-  for (char c : line) {
-    if (c != ' ' && c != '\t' && c != '\r') return false;
-  }
-  return true;
-}
-
-uint64_t MaxLine(const ReadOptions& options) { return options.max_document_bytes * 2 + (1u << 20); }
 
 // Splits a line-aligned chunk into records, numbering lines and records as it goes.
 void SplitLines(std::string_view chunk, uint64_t chunk_offset, uint32_t input,
@@ -55,54 +47,6 @@ void SplitLines(std::string_view chunk, uint64_t chunk_offset, uint32_t input,
   }
 }
 
-// Parses with the DOM parser, which validates the whole line (JSON and UTF-8), not just the
-// fields we read. `padded` promises SIMDJSON_PADDING readable bytes after the line. On failure
-// returns false and says why in `reason` (built only then: this runs once per document).
-bool ParseWith(simdjson::dom::parser& parser, std::string_view line, bool padded,
-               const ReadOptions& options, std::string_view* text, std::string* reason) {
-  simdjson::dom::element doc;
-  auto error = padded ? parser.parse(line.data(), line.size(), false).get(doc)
-                      : parser.parse(line.data(), line.size(), true).get(doc);
-  if (error && line.substr(0, kBom.size()) == kBom) {
-    *reason =
-        "starts with a UTF-8 byte-order mark (EF BB BF) inside the file (files joined with "
-        "their marks?); remove the three bytes at the start of this line";
-    return false;
-  }
-  if (error == simdjson::UTF8_ERROR) {
-    *reason = "invalid UTF-8";
-    return false;
-  }
-  if (error) {
-    *reason = "malformed JSON (" + std::string(simdjson::error_message(error)) + ")";
-    return false;
-  }
-  simdjson::dom::object obj;
-  if (doc.get_object().get(obj)) {
-    *reason = "not a JSON object";
-    return false;
-  }
-  simdjson::dom::element field;
-  if (obj[options.text_field].get(field)) {
-    *reason = "no \"" + options.text_field + "\" field";
-    return false;
-  }
-  if (field.get_string().get(*text)) {
-    *reason = "field \"" + options.text_field + "\" is not a string";
-    return false;
-  }
-  if (text->size() > options.max_document_bytes) {
-    *reason = "document of " + std::to_string(text->size()) + " bytes is over the limit of " +
-              std::to_string(options.max_document_bytes) + " bytes";
-    return false;
-  }
-  return true;
-}
-
-std::string BomNote(const std::string& file) {
-  return file + ": starts with a UTF-8 byte-order mark (EF BB BF); it was skipped";
-}
-
 // Streams a file's bytes into `sha`, adding their count to `bytes`.
 Status HashFileInto(const std::string& path, Sha256& sha, uint64_t& bytes) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
@@ -122,117 +66,46 @@ Status HashFileInto(const std::string& path, Sha256& sha, uint64_t& bytes) {
   return Status::Ok();
 }
 
-// A folder's SHA-256 covers "relative path\0bytes on disk\0" for every file in order.
-void HashFolderEntry(Sha256* folder_sha, const InputFile& file, std::string_view bytes) {
-  if (folder_sha == nullptr) return;
-  folder_sha->Update(file.rel);
-  folder_sha->Update(std::string_view("\0", 1));
-  folder_sha->Update(bytes);
-  folder_sha->Update(std::string_view("\0", 1));
-}
-
-// Opens a JSONL file of an input: a file input reads `part` of itself; a folder's file (a
-// non-empty `rel`) is read whole. With `folder_sha`, its bytes go into the folder's hash after
-// "relative path\0" (the closing "\0" is the caller's, once the file is read).
-Result<std::unique_ptr<ChunkReader>> OpenJsonl(const InputFile& file, const ShardSpec::Part& part,
-                                               const ReadOptions& options, Sha256* folder_sha) {
-  const bool whole = !file.rel.empty();
-  PF_ASSIGN_OR_RETURN(std::unique_ptr<ChunkReader> reader,
-                      ChunkReader::OpenAs(file.path, file.format, MaxLine(options),
-                                          whole ? 0 : part.begin, whole ? UINT64_MAX : part.end));
-  if (folder_sha) {
-    folder_sha->Update(file.rel);
-    folder_sha->Update(std::string_view("\0", 1));
-    reader->HashInto(folder_sha);
+// An input's SHA-256 as it is read: a file input's bytes, or a folder's list of its files'
+// hashes (FolderSha256).
+class InputHash {
+ public:
+  explicit InputHash(bool folder) : folder_(folder) {}
+  void AddFile(const InputFile& file, std::string sha256) {
+    rels_.push_back(file.rel);
+    shas_.push_back(std::move(sha256));
   }
-  return reader;
-}
+  std::string Finish() const {
+    if (!folder_) return shas_.empty() ? std::string() : shas_.front();
+    return FolderSha256(rels_, shas_);
+  }
 
-// A plain-text file as one document: its record line is a synthesised JSONL line
-// {"id": relative path, "text": content}, so that selection writes JSONL either way.
-struct TextDocument {
-  std::string content;  // Without a leading byte-order mark.
-  std::string line;     // Empty when the document is bad.
-  std::string reason;   // Why it is bad, or empty.
-  bool bom = false;
+ private:
+  bool folder_;
+  std::vector<std::string> rels_, shas_;
 };
 
-Result<TextDocument> ReadTextDocument(const InputFile& file, const ReadOptions& options,
-                                      Sha256* folder_sha) {
-  TextDocument doc;
-  PF_ASSIGN_OR_RETURN(doc.content, ReadFileToString(file.path));
-  HashFolderEntry(folder_sha, file, doc.content);
-  if (doc.content.compare(0, kBom.size(), kBom) == 0) {
-    doc.bom = true;
-    doc.content.erase(0, kBom.size());
-  }
-  if (doc.content.size() > options.max_document_bytes) {
-    doc.reason = "document of " + std::to_string(doc.content.size()) +
-                 " bytes is over the limit of " + std::to_string(options.max_document_bytes) +
-                 " bytes";
-  } else if (!simdjson::validate_utf8(doc.content)) {
-    doc.reason = "invalid UTF-8";
-  } else {
-    doc.line =
-        nlohmann::json{{"id", file.rel.empty() ? file.path : file.rel}, {"text", doc.content}}
-            .dump();
-  }
+Result<TextDocument> ReadText(const InputFile& file, const ReadOptions& options, InputHash& hash) {
+  Sha256 sha;
+  PF_ASSIGN_OR_RETURN(TextDocument doc,
+                      ReadTextDocument(file.path, file.rel.empty() ? file.path : file.rel, options,
+                                       [&sha](std::string_view bytes) { sha.Update(bytes); }));
+  hash.AddFile(file, sha.HexDigest());
   return doc;
-}
-
-// The files of one input, and whether this process reads it.
-struct ListedInput {
-  bool read = false;
-  std::vector<InputFile> files;
-};
-
-// The files of every input, checked before any document is read. A part of an input that cannot
-// be cut (a folder, a compressed or plain-text file) reads it whole when it starts at byte 0, and
-// not at all otherwise.
-Result<std::vector<ListedInput>> ListAll(const std::vector<std::string>& paths,
-                                         const ShardSpec* shard) {
-  std::vector<ListedInput> all(paths.size());
-  for (size_t i = 0; i < paths.size(); ++i) {
-    const ShardSpec::Part* part = shard ? &shard->inputs[i] : nullptr;
-    if (part && !part->read) continue;
-    PF_ASSIGN_OR_RETURN(all[i].files, ListInputFiles(paths[i]));
-    const std::vector<InputFile>& files = all[i].files;
-    const bool cuttable =
-        files.size() == 1 && files[0].rel.empty() && IsSplittable(files[0].format);
-    all[i].read = !part || cuttable || (part->begin == 0 && part->end > 0);
-    if (!all[i].read) all[i].files.clear();
-  }
-  return all;
-}
-
-// Bytes on disk this process will read (for progress).
-uint64_t DiskBytes(const std::vector<ListedInput>& all, const ShardSpec* shard) {
-  uint64_t total = 0;
-  for (size_t i = 0; i < all.size(); ++i) {
-    for (const InputFile& f : all[i].files) {
-      auto size = FileSize(f.path);
-      if (!size.ok()) continue;
-      if (shard && f.rel.empty() && IsSplittable(f.format)) {
-        const ShardSpec::Part& part = shard->inputs[i];
-        total += std::min(*size, part.end) - std::min(*size, part.begin);
-      } else {
-        total += *size;
-      }
-    }
-  }
-  return total;
 }
 
 // What ScanDocuments carries from file to file.
 struct DocumentScan {
   DocumentScan(const ReadOptions& o, const DocumentVisitor& v, const ChunkHook& hook, int t)
-      : options(o), visit(v), before_chunk(hook), threads(t), parsers(t), bad_by_thread(t) {}
+      : options(o), visit(v), before_chunk(hook), threads(t), bad_by_thread(t) {
+    for (int i = 0; i < t; ++i) parsers.emplace_back(o);
+  }
 
   const ReadOptions& options;
   const DocumentVisitor& visit;
   const ChunkHook& before_chunk;
   int threads;
-  std::vector<simdjson::dom::parser> parsers;
+  std::vector<DocumentParser> parsers;
   std::vector<std::vector<BadLine>> bad_by_thread;
   std::vector<Record> records;
   uint64_t next_index = 0;
@@ -254,11 +127,11 @@ struct DocumentScan {
   }
 };
 
-Status ScanTextFile(DocumentScan& scan, const InputFile& file, uint32_t input, Sha256* folder_sha,
+Status ScanTextFile(DocumentScan& scan, const InputFile& file, uint32_t input, InputHash& hash,
                     InputSummary& summary) {
-  PF_ASSIGN_OR_RETURN(TextDocument doc, ReadTextDocument(file, scan.options, folder_sha));
+  PF_ASSIGN_OR_RETURN(TextDocument doc, ReadText(file, scan.options, hash));
   if (doc.bom) scan.total.notes.push_back(BomNote(file.path));
-  summary.file_bytes += doc.content.size() + (doc.bom ? kBom.size() : 0);
+  summary.file_bytes += doc.file_bytes;
   ++summary.records;
   Record r;
   r.index = scan.next_index++;
@@ -287,7 +160,7 @@ Status ParseChunk(DocumentScan& scan, InputSummary& summary) {
     const Record& r = scan.records[i];
     std::string_view text;
     std::string reason;
-    if (!ParseWith(scan.parsers[t], r.line, /*padded=*/true, scan.options, &text, &reason)) {
+    if (!scan.parsers[t].Parse(r.line, /*padded=*/true, &text, &reason)) {
       scan.bad_by_thread[t].push_back({std::string(r.file), r.line_no, r.index, std::move(reason)});
       continue;
     }
@@ -310,12 +183,11 @@ Status ParseChunk(DocumentScan& scan, InputSummary& summary) {
   return Status::Ok();
 }
 
-Status ScanJsonlFile(DocumentScan& scan, const InputFile& file, uint32_t input,
-                     const ShardSpec::Part& part, Sha256* folder_sha, InputSummary& summary,
-                     const std::function<void(uint64_t)>& progress) {
+Status ScanJsonlFile(DocumentScan& scan, const InputFile& file, uint32_t input, InputHash& hash,
+                     InputSummary& summary, const std::function<void(uint64_t)>& progress) {
   PF_ASSIGN_OR_RETURN(std::unique_ptr<ChunkReader> reader,
-                      OpenJsonl(file, part, scan.options, folder_sha));
-  int64_t line_no = folder_sha ? 0 : part.lines_before;
+                      ChunkReader::OpenAs(file.path, file.format, MaxLineBytes(scan.options)));
+  int64_t line_no = 0;
   while (true) {
     PF_ASSIGN_OR_RETURN(std::string_view chunk, reader->Next());
     if (chunk.empty()) break;
@@ -325,20 +197,19 @@ Status ScanJsonlFile(DocumentScan& scan, const InputFile& file, uint32_t input,
     PF_RETURN_IF_ERROR(ParseChunk(scan, summary));
     if (progress) progress(reader->disk_bytes_read());
   }
-  if (folder_sha) folder_sha->Update(std::string_view("\0", 1));
   if (reader->skipped_bom()) scan.total.notes.push_back(BomNote(file.path));
   summary.file_bytes += reader->disk_bytes_read();
-  if (!folder_sha) summary.sha256 = reader->Sha256Hex();
+  hash.AddFile(file, reader->Sha256Hex());
   return Status::Ok();
 }
 
 // ScanLines for one JSONL file.
-Status CopyJsonlLines(const InputFile& file, uint32_t input, const ShardSpec::Part& part,
-                      const ReadOptions& options, Sha256* folder_sha, uint64_t& next_index,
-                      InputSummary& summary, const std::function<Status(const Record&)>& visit) {
+Status CopyJsonlLines(const InputFile& file, uint32_t input, const ReadOptions& options,
+                      uint64_t& next_index, InputHash& hash, InputSummary& summary,
+                      const std::function<Status(const Record&)>& visit) {
   PF_ASSIGN_OR_RETURN(std::unique_ptr<ChunkReader> reader,
-                      OpenJsonl(file, part, options, folder_sha));
-  int64_t line_no = folder_sha ? 0 : part.lines_before;
+                      ChunkReader::OpenAs(file.path, file.format, MaxLineBytes(options)));
+  int64_t line_no = 0;
   uint64_t blank = 0;
   std::vector<Record> records;
   while (true) {
@@ -348,68 +219,71 @@ Status CopyJsonlLines(const InputFile& file, uint32_t input, const ShardSpec::Pa
                blank);
     for (const Record& r : records) PF_RETURN_IF_ERROR(visit(r));
   }
-  if (folder_sha) folder_sha->Update(std::string_view("\0", 1));
   summary.file_bytes += reader->disk_bytes_read();
-  if (!folder_sha) summary.sha256 = reader->Sha256Hex();
+  hash.AddFile(file, reader->Sha256Hex());
   return Status::Ok();
+}
+
+// The files of every input, checked before any document is read.
+Result<std::vector<std::vector<InputFile>>> ListAll(const std::vector<std::string>& paths) {
+  std::vector<std::vector<InputFile>> all(paths.size());
+  for (size_t i = 0; i < paths.size(); ++i) {
+    PF_ASSIGN_OR_RETURN(all[i], ListInputFiles(paths[i]));
+  }
+  return all;
+}
+
+uint64_t DiskBytes(const std::vector<std::vector<InputFile>>& all) {
+  uint64_t total = 0;
+  for (const auto& files : all) {
+    for (const InputFile& f : files) {
+      auto size = FileSize(f.path);
+      if (size.ok()) total += *size;
+    }
+  }
+  return total;
 }
 
 }  // namespace
 
 Result<std::string> ParseTextField(std::string_view line, const ReadOptions& options,
                                    const std::string& where) {
-  simdjson::dom::parser parser;
+  DocumentParser parser(options);
   std::string_view text;
   std::string reason;
-  if (!ParseWith(parser, line, false, options, &text, &reason))
+  if (!parser.Parse(line, false, &text, &reason))
     return Status::InvalidArgument(where + ": " + reason);
   return std::string(text);  // a view into `parser`, which dies here
 }
 
 Result<ScanSummary> ScanDocuments(const std::vector<std::string>& paths, const ReadOptions& options,
                                   const DocumentVisitor& visit, const ProgressFn& progress,
-                                  const ChunkHook& before_chunk, const ShardSpec* shard) {
-  if (shard && shard->inputs.size() != paths.size())
-    return Status::Internal("ScanDocuments: the shard does not have one part per input");
-  PF_ASSIGN_OR_RETURN(auto listing, ListAll(paths, shard));
+                                  const ChunkHook& before_chunk) {
+  PF_ASSIGN_OR_RETURN(auto listing, ListAll(paths));
   const int threads = std::max(1, options.threads);
   DocumentScan scan(options, visit, before_chunk, threads);
-  scan.next_index = shard ? shard->first_index : 0;
-  const uint64_t disk_total = DiskBytes(listing, shard);
+  const uint64_t disk_total = DiskBytes(listing);
   uint64_t disk_done = 0;
   for (uint32_t input = 0; input < paths.size(); ++input) {
     InputSummary summary;
     summary.path = paths[input];
-    const ShardSpec::Part whole;
-    const ShardSpec::Part& part = shard ? shard->inputs[input] : whole;
-    if (!listing[input].read) {  // Another process's part.
-      scan.total.inputs.push_back(std::move(summary));
-      continue;
-    }
-    const bool folder = IsDirectory(paths[input]);
-    Sha256 folder_sha;
-    for (const InputFile& file : listing[input].files) {
+    InputHash hash(IsDirectory(paths[input]));
+    for (const InputFile& file : listing[input]) {
       ++summary.files;
+      const uint64_t disk_before = disk_done;
       if (file.format == Format::kPlainText) {
         const uint64_t bytes_before = summary.file_bytes;
-        PF_RETURN_IF_ERROR(
-            ScanTextFile(scan, file, input, folder ? &folder_sha : nullptr, summary));
+        PF_RETURN_IF_ERROR(ScanTextFile(scan, file, input, hash, summary));
         disk_done += summary.file_bytes - bytes_before;
         if (progress) progress(disk_done, disk_total);
         continue;
       }
-      const uint64_t disk_before = disk_done;
-      PF_RETURN_IF_ERROR(ScanJsonlFile(scan, file, input, part, folder ? &folder_sha : nullptr,
-                                       summary, [&](uint64_t read) {
-                                         disk_done = disk_before + read;
-                                         if (progress) progress(disk_done, disk_total);
-                                       }));
+      PF_RETURN_IF_ERROR(ScanJsonlFile(scan, file, input, hash, summary, [&](uint64_t read) {
+        disk_done = disk_before + read;
+        if (progress) progress(disk_done, disk_total);
+      }));
     }
-    if (folder) summary.sha256 = folder_sha.HexDigest();
-    if (summary.sha256.empty() && !folder) {  // A plain-text file input.
-      PF_ASSIGN_OR_RETURN(InputSummary hashed, HashInput(paths[input]));
-      summary.sha256 = hashed.sha256;
-    }
+    summary.sha256 = hash.Finish();
     scan.total.records += summary.records;
     scan.total.docs += summary.docs;
     scan.total.text_bytes += summary.text_bytes;
@@ -419,88 +293,44 @@ Result<ScanSummary> ScanDocuments(const std::vector<std::string>& paths, const R
   return std::move(scan.total);
 }
 
-Result<std::vector<PartCount>> CountParts(const std::vector<std::string>& paths,
-                                          const ReadOptions& options, const ShardSpec& shard) {
-  if (shard.inputs.size() != paths.size())
-    return Status::Internal("CountParts: the shard does not have one part per input");
-  PF_ASSIGN_OR_RETURN(auto listing, ListAll(paths, &shard));
-  std::vector<PartCount> counts(paths.size());
-  for (uint32_t input = 0; input < paths.size(); ++input) {
-    const ShardSpec::Part& part = shard.inputs[input];
-    for (const InputFile& file : listing[input].files) {
-      if (file.format == Format::kPlainText) {
-        ++counts[input].lines;
-        ++counts[input].records;
-        continue;
-      }
-      PF_ASSIGN_OR_RETURN(std::unique_ptr<ChunkReader> reader,
-                          OpenJsonl(file, part, options, nullptr));
-      while (true) {
-        PF_ASSIGN_OR_RETURN(std::string_view chunk, reader->Next());
-        if (chunk.empty()) break;
-        const char* p = chunk.data();
-        const char* end = p + chunk.size();
-        while (p < end) {
-          const char* nl = static_cast<const char*>(std::memchr(p, '\n', end - p));
-          const char* line_end = nl ? nl : end;
-          ++counts[input].lines;
-          if (!IsBlank(std::string_view(p, line_end - p))) ++counts[input].records;
-          p = nl ? nl + 1 : end;
-        }
-      }
-    }
-  }
-  return counts;
-}
-
 Result<InputSummary> HashInput(const std::string& path) {
   InputSummary summary;
   summary.path = path;
-  Sha256 sha;
   if (!IsDirectory(path)) {
+    Sha256 sha;
     PF_RETURN_IF_ERROR(HashFileInto(path, sha, summary.file_bytes));
     summary.files = 1;
     summary.sha256 = sha.HexDigest();
     return summary;
   }
   PF_ASSIGN_OR_RETURN(std::vector<InputFile> files, ListInputFiles(path));
+  InputHash hash(true);
   for (const InputFile& file : files) {
-    sha.Update(file.rel);
-    sha.Update(std::string_view("\0", 1));
+    Sha256 sha;
     PF_RETURN_IF_ERROR(HashFileInto(file.path, sha, summary.file_bytes));
-    sha.Update(std::string_view("\0", 1));
+    hash.AddFile(file, sha.HexDigest());
     ++summary.files;
   }
-  summary.sha256 = sha.HexDigest();
+  summary.sha256 = hash.Finish();
   return summary;
 }
 
 Status ScanLines(const std::vector<std::string>& paths, const ReadOptions& options,
                  const std::function<Status(const Record&)>& visit,
-                 std::vector<InputSummary>* inputs, const ShardSpec* shard) {
+                 std::vector<InputSummary>* inputs) {
   if (inputs) inputs->clear();
-  if (shard && shard->inputs.size() != paths.size())
-    return Status::Internal("ScanLines: the shard does not have one part per input");
-  PF_ASSIGN_OR_RETURN(auto listing, ListAll(paths, shard));
-  uint64_t next_index = shard ? shard->first_index : 0;
+  PF_ASSIGN_OR_RETURN(auto listing, ListAll(paths));
+  uint64_t next_index = 0;
   for (uint32_t input = 0; input < paths.size(); ++input) {
     InputSummary summary;
     summary.path = paths[input];
-    const ShardSpec::Part whole_part;
-    const ShardSpec::Part& part = shard ? shard->inputs[input] : whole_part;
-    if (!listing[input].read) {  // Another process's part.
-      if (inputs) inputs->push_back(std::move(summary));
-      continue;
-    }
-    const bool folder = IsDirectory(paths[input]);
-    Sha256 folder_sha;
-    for (const InputFile& file : listing[input].files) {
+    InputHash hash(IsDirectory(paths[input]));
+    for (const InputFile& file : listing[input]) {
       ++summary.files;
       if (file.format == Format::kPlainText) {
         // Bad files were dealt with by the scan that chose the records: not visited, numbered.
-        PF_ASSIGN_OR_RETURN(TextDocument doc,
-                            ReadTextDocument(file, options, folder ? &folder_sha : nullptr));
-        summary.file_bytes += doc.content.size() + (doc.bom ? kBom.size() : 0);
+        PF_ASSIGN_OR_RETURN(TextDocument doc, ReadText(file, options, hash));
+        summary.file_bytes += doc.file_bytes;
         Record r;
         r.index = next_index++;
         r.input = input;
@@ -509,17 +339,11 @@ Status ScanLines(const std::vector<std::string>& paths, const ReadOptions& optio
         if (!doc.line.empty()) PF_RETURN_IF_ERROR(visit(r));
         continue;
       }
-      PF_RETURN_IF_ERROR(CopyJsonlLines(file, input, part, options, folder ? &folder_sha : nullptr,
-                                        next_index, summary, visit));
+      PF_RETURN_IF_ERROR(
+          CopyJsonlLines(file, input, options, next_index, hash, summary, visit));
     }
-    if (folder) summary.sha256 = folder_sha.HexDigest();
-    if (inputs) {
-      if (summary.sha256.empty() && !folder) {  // A plain-text file input.
-        PF_ASSIGN_OR_RETURN(InputSummary hashed, HashInput(paths[input]));
-        summary.sha256 = hashed.sha256;
-      }
-      inputs->push_back(std::move(summary));
-    }
+    summary.sha256 = hash.Finish();
+    if (inputs) inputs->push_back(std::move(summary));
   }
   return Status::Ok();
 }

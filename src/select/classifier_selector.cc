@@ -11,13 +11,21 @@
 #include "select/classifier.h"
 #include "select/group_codec.h"
 #include "select/gumbel.h"
+#include "select/resume.h"
+#include "select/score_pass.h"
 #include "select/scorer.h"
+#include "select/work_folder.h"
 
 namespace preflight::select {
 namespace {
 
 // The seed of the negatives' Gumbel keys: the selection seed with "nega" mixed in.
 constexpr uint64_t kNegativeSeedMix = 0x6e656761ull;
+
+// Where fastText's files go while it trains or saves: the work folder.
+std::string ScratchDir(const SelectionContext& ctx) {
+  return ctx.work != nullptr ? ctx.work->path() : DirName(ctx.options->ManifestPath());
+}
 
 // The negatives' texts, in index order, on the leader (every process's in a group).
 Result<std::vector<std::string>> SampleNegatives(const SelectionContext& ctx, const PoolPass& pool,
@@ -36,11 +44,11 @@ Result<std::vector<std::string>> SampleNegatives(const SelectionContext& ctx, co
   std::vector<std::pair<uint64_t, std::string>> found;
   std::mutex mu;
   PF_RETURN_IF_ERROR(RescanPool(
-      ctx, pool,
-      [&](int, const corpus::Record& r, std::string_view text) {
-        if (!is_negative[r.index - pool.base]) return;
+      ctx, pool, pool.MyShards(),
+      [&](int, uint64_t index, std::string_view text) {
+        if (!is_negative[index - pool.base]) return;
         std::lock_guard<std::mutex> lock(mu);
-        found.emplace_back(r.index, std::string(text));
+        found.emplace_back(index, std::string(text));
       },
       nullptr));
   std::sort(found.begin(), found.end());
@@ -51,37 +59,78 @@ Result<std::vector<std::string>> SampleNegatives(const SelectionContext& ctx, co
   return GatherStrings(*ctx.group, texts);
 }
 
-// Trains on the leader; in a group every process gets the model as broadcast.
-Result<Classifier> TrainOrReceive(const SelectionContext& ctx,
-                                  const std::vector<std::string>& positives,
-                                  const std::vector<std::string>& negatives) {
+// The model every process scores with, and how it was trained.
+struct TrainedModel {
+  std::string bytes;  // As fastText saves it: what the scores are a function of.
+  std::optional<Classifier> classifier;
+  uint64_t negative_docs = 0, negative_bytes = 0;  // On the leader.
+};
+
+// What the model depends on: the pool (every shard), how it is read, the target, the seed and
+// fastText's options.
+std::string ModelKey(const SelectionContext& ctx, const PoolPass& pool, const TargetPass& target) {
   const SelectOptions& o = *ctx.options;
+  std::string shards, targets;
+  for (uint32_t s = 0; s < pool.plan.shards.size(); ++s) shards += pool.Identity(s) + "\n";
+  for (const auto& in : target.summary.inputs) targets += in.sha256 + "\n";
+  return KeyOf({"classifier model 1", shards, targets, o.read.text_field, o.TargetRead().text_field,
+                o.read.skip_bad ? "skip" : "strict", std::to_string(o.seed),
+                o.classifier.ToJson().dump()});
+}
+
+// Trains on the leader (`model->bytes` set there); every process then loads the bytes.
+Status Train(const SelectionContext& ctx, const PoolPass& pool, const TargetPass& target,
+             TrainedModel* model) {
+  const SelectOptions& o = *ctx.options;
+  PF_ASSIGN_OR_RETURN(std::vector<std::string> negatives,
+                      SampleNegatives(ctx, pool, target.summary.text_bytes));
   SelectionGroup& g = *ctx.group;
   g.SetPhase("model");
   Status trained;
-  std::optional<Classifier> classifier;
-  std::string model_bytes;
   if (ctx.leader()) {
-    auto model = Classifier::Train(positives, negatives, o.classifier, o.seed, DirName(o.out_path));
-    if (!model.ok()) {
-      trained = model.status();
-    } else if (ctx.distributed()) {
-      auto bytes = model->Serialize(DirName(o.out_path));
-      if (bytes.ok()) {
-        model_bytes = std::move(*bytes);
-      } else {
-        trained = bytes.status();
-      }
-    } else {
-      classifier = std::move(*model);
+    model->negative_docs = negatives.size();
+    for (const std::string& t : negatives) model->negative_bytes += t.size();
+    auto fitted = Classifier::Train(target.texts, negatives, o.classifier, o.seed, ScratchDir(ctx));
+    auto bytes = fitted.ok() ? fitted->Serialize(ScratchDir(ctx)) : fitted.status();
+    trained = bytes.status();
+    if (bytes.ok()) model->bytes = std::move(*bytes);
+  }
+  return g.Agree(trained);
+}
+
+// The killed run's model when it serves (on the leader), else a new one; every process ends
+// with it loaded. Collective.
+Status ModelFor(const SelectionContext& ctx, const PoolPass& pool, const TargetPass& target,
+                TrainedModel* model) {
+  SelectionGroup& g = *ctx.group;
+  std::string key;
+  std::optional<SavedResult> saved;
+  if (ctx.leader() && ctx.work) {
+    key = ModelKey(ctx, pool, target);
+    saved = LoadResult(*ctx.work, "classifier-model", key);
+  }
+  PF_ASSIGN_OR_RETURN(std::vector<uint64_t> reuse,
+                      BroadcastU64(g, {saved && saved->blobs.size() == 1 ? 1u : 0u}));
+  if (reuse[0]) {
+    if (ctx.leader()) {
+      model->bytes = std::move(saved->blobs[0]);
+      model->negative_docs = saved->header.value("negative_docs", uint64_t{0});
+      model->negative_bytes = saved->header.value("negative_bytes", uint64_t{0});
+    }
+  } else {
+    PF_RETURN_IF_ERROR(Train(ctx, pool, target, model));
+    if (ctx.leader() && ctx.work) {
+      PF_RETURN_IF_ERROR(SaveResult(*ctx.work, "classifier-model", key,
+                                    {{"negative_docs", model->negative_docs},
+                                     {"negative_bytes", model->negative_bytes}},
+                                    {model->bytes}));
     }
   }
-  PF_RETURN_IF_ERROR(g.Agree(trained));
-  if (!ctx.distributed()) return std::move(*classifier);
-  PF_RETURN_IF_ERROR(g.Broadcast(&model_bytes));
-  auto model = Classifier::Deserialize(model_bytes);
-  PF_RETURN_IF_ERROR(g.Agree(model.status()));
-  return std::move(*model);
+  if (ctx.distributed()) PF_RETURN_IF_ERROR(g.Broadcast(&model->bytes));
+  auto loaded = Classifier::Deserialize(model->bytes);
+  PF_RETURN_IF_ERROR(g.Agree(loaded.status()));
+  model->classifier = std::move(*loaded);
+  return Status::Ok();
 }
 
 class ClassifierSelector : public Selector {
@@ -91,31 +140,24 @@ class ClassifierSelector : public Selector {
   Status Score(const SelectionContext& ctx, const PoolPass& pool, const TargetPass& target,
                Scores* out) override {
     const SelectOptions& o = *ctx.options;
-    PF_ASSIGN_OR_RETURN(std::vector<std::string> negatives,
-                        SampleNegatives(ctx, pool, target.summary.text_bytes));
-    uint64_t negative_bytes = 0;
-    for (const std::string& t : negatives) negative_bytes += t.size();
-    PF_ASSIGN_OR_RETURN(Classifier classifier, TrainOrReceive(ctx, target.texts, negatives));
+    TrainedModel model;
+    PF_RETURN_IF_ERROR(ModelFor(ctx, pool, target, &model));
     out->params = o.classifier.ToJson();
     out->params["training"] = {
         {"positives_docs", target.texts.size()},
         {"positives_bytes", target.summary.text_bytes},
-        {"negatives_docs", negatives.size()},
-        {"negatives_bytes", negative_bytes},
+        {"negatives_docs", model.negative_docs},
+        {"negatives_bytes", model.negative_bytes},
         {"negatives", "uniform sample of the pool by bytes (Gumbel keys, seed ^ 0x6e656761)"}};
     out->explains = true;
 
     ctx.group->SetPhase("score");
-    out->score.assign(pool.records, 0.0);
-    double* score = out->score.data();
-    PF_RETURN_IF_ERROR(RescanPool(
-        ctx, pool,
-        [&](int, const corpus::Record& r, std::string_view text) {
-          score[r.index - pool.base] = classifier.PositiveProbability(text);
-        },
-        "score"));
-    for (uint64_t k = 0; k < pool.records; ++k)
-      if (!pool.valid[k]) out->score[k] = kNoScore;
+    out->model = KeyOf({"classifier 1", model.bytes});
+    const Classifier& classifier = *model.classifier;
+    PF_RETURN_IF_ERROR(ScorePool(
+        ctx, pool, out->model,
+        [&classifier](std::string_view text) { return classifier.PositiveProbability(text); },
+        &out->score));
     out->key = out->score;
     return Status::Ok();
   }

@@ -4,6 +4,8 @@
 
 #include "select/dsir.h"
 #include "select/gumbel.h"
+#include "select/resume.h"
+#include "select/score_pass.h"
 #include "select/scorer.h"
 
 namespace preflight::select {
@@ -19,6 +21,15 @@ nlohmann::json DsirParams(const DsirOptions& o) {
           {"hash", "fnv1a-64+splitmix64, bigram splitmix"}};
 }
 
+// What LogWeight computes: the log ratios and the rules that apply them.
+std::string ModelFingerprint(const DsirModel& model) {
+  const DsirOptions& o = model.options();
+  const std::vector<double>& r = model.log_ratio();
+  return KeyOf({"dsir 1", o.length, std::to_string(o.reference_features),
+                std::to_string(o.ngrams), std::to_string(o.buckets),
+                std::string_view(reinterpret_cast<const char*>(r.data()), r.size() * sizeof(double))});
+}
+
 class DsirSelector : public Selector {
  public:
   TargetNeed target_need() const override { return TargetNeed::kFeatureCounts; }
@@ -28,22 +39,18 @@ class DsirSelector : public Selector {
                Scores* out) override {
     const SelectOptions& o = *ctx.options;
     ctx.group->SetPhase("dsir-counts");
-    std::vector<uint64_t> pool_counts = SumCounts(pool.counts_by_thread, o.dsir.buckets);
+    std::vector<uint64_t> pool_counts = pool.counts;
     PF_RETURN_IF_ERROR(ctx.group->SumU64(&pool_counts));
     PF_ASSIGN_OR_RETURN(DsirModel model, DsirModel::Fit(target.counts, pool_counts, o.dsir));
     out->params = DsirParams(o.dsir);
     out->explains = true;
 
     ctx.group->SetPhase("score");
-    out->score.assign(pool.records, 0.0);
+    out->model = ModelFingerprint(model);
+    PF_RETURN_IF_ERROR(ScorePool(
+        ctx, pool, out->model,
+        [&model](std::string_view text) { return model.LogWeight(text); }, &out->score));
     const uint64_t base = pool.base;
-    double* score = out->score.data();
-    PF_RETURN_IF_ERROR(RescanPool(
-        ctx, pool,
-        [&](int, const corpus::Record& r, std::string_view text) {
-          score[r.index - base] = model.LogWeight(text);
-        },
-        "score"));
     out->key.assign(pool.records, 0.0);
     for (uint64_t k = 0; k < pool.records; ++k) {
       if (!pool.valid[k]) {

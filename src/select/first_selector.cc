@@ -10,6 +10,7 @@ class FirstSelector : public Selector {
  public:
   Status Score(const SelectionContext&, const PoolPass& pool, const TargetPass&,
                Scores* out) override {
+    out->model = "first";
     out->key.assign(pool.records, 0.0);
     out->score.assign(pool.records, kNoScore);
     for (uint64_t k = 0; k < pool.records; ++k) out->key[k] = -static_cast<double>(pool.base + k);

@@ -1,5 +1,8 @@
 #include "select/manifest.h"
 
+#include <algorithm>
+#include <cmath>
+
 namespace preflight::select {
 namespace {
 
@@ -55,8 +58,7 @@ std::vector<SkippedLine> SkippedLines(const corpus::ScanSummary& pool,
 
 nlohmann::json BuildManifest(const SelectOptions& o, const nlohmann::json& params,
                              const corpus::ScanSummary& pool, const corpus::ScanSummary& target,
-                             const SelectionResult& result, OutputFile& kept,
-                             OutputFile* annotations) {
+                             const SelectionResult& result, const SelectionOutputs& outputs) {
   nlohmann::json m;
   m["selector"] = o.selector;
   m["seed"] = o.seed;
@@ -94,29 +96,47 @@ nlohmann::json BuildManifest(const SelectOptions& o, const nlohmann::json& param
                     {"lowest_kept", ExplainJson(result.bottom_kept)},
                     {"lowest_in_pool", ExplainJson(result.bottom_pool)}};
   }
-  m["output"] = {
-      {"path", o.out_path}, {"sha256", kept.file_sha256()}, {"bytes", kept.file_bytes()}};
-  if (kept.compression() != Compression::kNone) {
-    m["output"]["compression"] = CompressionName(kept.compression());
-    m["output"]["jsonl_sha256"] = kept.content_sha256();
-    m["output"]["jsonl_bytes"] = kept.content_bytes();
-  }
-  if (annotations) {
-    m["annotations"] = {{"path", o.annotate_path},
-                        {"sha256", annotations->file_sha256()},
-                        {"bytes", annotations->file_bytes()}};
+  m["output"] = outputs.output_json();
+  if (outputs.annotating()) {
+    const nlohmann::json& a = outputs.annotations_json();
+    m["annotations"] = {{"path", o.annotate_path}, {"sha256", a["sha256"]}, {"bytes", a["bytes"]}};
   }
   return m;
 }
 
-nlohmann::json CostJson(const SelectionResult& result, int threads, const nlohmann::json& mpi) {
+nlohmann::json CostJson(const SelectionResult& result, int threads, const nlohmann::json& mpi,
+                        const nlohmann::json& passes) {
   // The cost is a measurement of this run, not a function of the inputs: it is the one block
   // that differs between identical selections.
   nlohmann::json cost = {{"core_seconds", result.core_seconds},
                          {"wall_seconds", result.wall_seconds},
-                         {"threads", threads}};
+                         {"threads", threads},
+                         {"passes", passes}};
   if (!mpi.is_null()) cost["mpi"] = mpi;
   return cost;
+}
+
+Result<nlohmann::json> PassesJson(const SelectionContext& ctx, const PoolPass& pool) {
+  std::vector<uint64_t> reads = pool.reads;
+  reads.resize(pool.plan.shards.size(), 0);
+  PF_RETURN_IF_ERROR(ctx.group->SumU64(&reads));
+  nlohmann::json out = nlohmann::json::array();
+  for (const corpus::PlannedInput& in : pool.plan.inputs) {
+    double read = 0, bytes = 0;
+    uint64_t most = 0;
+    for (uint32_t f = in.first_file; f < in.first_file + in.files; ++f) {
+      const corpus::PlannedFile& file = pool.plan.files[f];
+      for (uint32_t s = file.first_shard; s < file.first_shard + file.shards; ++s) {
+        const double b = static_cast<double>(pool.plan.shards[s].disk_bytes());
+        read += b * static_cast<double>(reads[s]);
+        bytes += b;
+        most = std::max(most, reads[s]);
+      }
+    }
+    const double passes = bytes > 0 ? std::round(read / bytes * 1000) / 1000 : most;
+    out.push_back({{"path", in.path}, {"passes", passes}});
+  }
+  return out;
 }
 
 Result<nlohmann::json> GatherMpiCosts(const SelectionContext& ctx) {

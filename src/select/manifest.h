@@ -14,11 +14,10 @@
 
 namespace preflight::select {
 
-// The manifest without its "cost" block. `kept` has been committed.
+// The manifest without its "cost" block; `outputs` has assembled the outputs.
 nlohmann::json BuildManifest(const SelectOptions& options, const nlohmann::json& params,
                              const corpus::ScanSummary& pool, const corpus::ScanSummary& target,
-                             const SelectionResult& result, OutputFile& kept,
-                             OutputFile* annotations);
+                             const SelectionResult& result, const SelectionOutputs& outputs);
 
 // A reader's bad-line message ("<input>:<line>: <why>", or "<folder>/<file>: <why>") as a
 // SkippedLine; `inputs` are the paths read (the longest that starts the message is its file).
@@ -29,8 +28,15 @@ std::vector<SkippedLine> SkippedLines(const corpus::ScanSummary& pool,
                                       const corpus::ScanSummary& target,
                                       const std::vector<std::string>& inputs);
 
-// The "cost" block: this run's measurement (in a group, with every rank's phases).
-nlohmann::json CostJson(const SelectionResult& result, int threads, const nlohmann::json& mpi);
+// The "cost" block: this run's measurement (in a group, with every rank's phases), and how
+// often it read each pool input (`passes`, from PassesJson).
+nlohmann::json CostJson(const SelectionResult& result, int threads, const nlohmann::json& mpi,
+                        const nlohmann::json& passes);
+
+// Per pool input, the bytes this selection read of it over its bytes on disk: 3 for dsir (the
+// first pass, scoring, writing), 2 for random and first, 1 for a rerun that found every pass
+// done (a hash check). On the leader. Collective.
+Result<nlohmann::json> PassesJson(const SelectionContext& ctx, const PoolPass& pool);
 
 // In a group: every rank's per-phase communication, on the leader (null alone). Collective.
 Result<nlohmann::json> GatherMpiCosts(const SelectionContext& ctx);

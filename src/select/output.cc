@@ -1,23 +1,23 @@
 #include "select/output.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
-#include <zstd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <functional>
+#include <filesystem>
+#include <set>
+
+#include "base/sha256.h"
+#include "corpus/chunk_reader.h"
 
 namespace preflight::select {
 namespace {
 
-bool EndsWith(const std::string& s, std::string_view tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-
-constexpr size_t kChunk = 1 << 16;
+namespace fs = std::filesystem;
 
 // A path a selection may rename a file onto: missing or a regular file.
 Status CheckDestination(const std::string& path, const std::string& flag) {
@@ -34,136 +34,122 @@ bool IsRegularFile(const std::string& path) {
   return ::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
+std::string WithoutSlash(std::string path) {
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
+  return path;
+}
+
+// The regular files under `dir`, relative and sorted; false when something else is there.
+bool ListRegular(const std::string& dir, std::vector<std::string>* rels) {
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(dir, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (it->is_symlink()) return false;
+    if (it->is_directory()) continue;
+    if (!it->is_regular_file()) return false;
+    rels->push_back(fs::relative(it->path(), dir).string());
+  }
+  std::sort(rels->begin(), rels->end());
+  return !ec;
+}
+
+// Flushes everything written to the file system that holds `path` (best effort).
+void SyncFileSystem(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY);
+  if (fd < 0) return;
+  ::syncfs(fd);
+  ::close(fd);
+}
+
+// Appends `path`'s bytes to `out`, hashing them.
+Status CopyInto(const std::string& path, Sha256& sha, AtomicFile& out) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return Status::IOError(path + ": cannot open (" + std::strerror(errno) + ")");
+  std::vector<char> buf(4 << 20);
+  size_t n = 0;
+  Status st;
+  while (st.ok() && (n = std::fread(buf.data(), 1, buf.size(), f)) > 0) {
+    sha.Update(std::string_view(buf.data(), n));
+    st = out.Write(std::string_view(buf.data(), n));
+  }
+  if (st.ok() && std::ferror(f)) st = Status::IOError(path + ": read failed");
+  std::fclose(f);
+  return st;
+}
+
+// The decompressed content of the pieces, in order, into `sha`.
+Status HashContent(const std::vector<PieceFacts>& pieces, Compression c, Sha256& sha) {
+  const corpus::Format format =
+      c == Compression::kZstd ? corpus::Format::kJsonlZstd : corpus::Format::kJsonlGzip;
+  for (const PieceFacts& p : pieces) {
+    PF_ASSIGN_OR_RETURN(auto reader, corpus::ChunkReader::OpenAs(p.path, format, 1ull << 40));
+    reader->SkipHash();
+    while (true) {
+      PF_ASSIGN_OR_RETURN(std::string_view chunk, reader->Next());
+      if (chunk.empty()) break;
+      sha.Update(chunk);
+    }
+  }
+  return Status::Ok();
+}
+
+// One file's facts as the manifest lists them.
+nlohmann::json FileJson(const std::string& path, Compression c, const std::string& sha256,
+                        uint64_t bytes, const std::string& content_sha256, uint64_t content) {
+  nlohmann::json j = {{"path", path}, {"sha256", sha256}, {"bytes", bytes}};
+  if (c != Compression::kNone) {
+    j["compression"] = CompressionName(c);
+    j["jsonl_sha256"] = content_sha256;
+    j["jsonl_bytes"] = content;
+  }
+  return j;
+}
+
+// Joins pieces into `out` (an opened temporary): its hash, and its content's.
+Result<nlohmann::json> JoinPieces(const std::vector<PieceFacts>& pieces, Compression c,
+                                  const std::string& name, AtomicFile& out) {
+  Sha256 sha;
+  uint64_t content = 0;
+  for (const PieceFacts& p : pieces) {
+    PF_RETURN_IF_ERROR(CopyInto(p.path, sha, out));
+    content += p.content_bytes;
+  }
+  PF_RETURN_IF_ERROR(out.Flush());
+  const std::string file_sha = sha.HexDigest();
+  std::string content_sha = file_sha;
+  if (c != Compression::kNone) {
+    Sha256 inner;
+    PF_RETURN_IF_ERROR(HashContent(pieces, c, inner));
+    content_sha = inner.HexDigest();
+  }
+  return FileJson(name, c, file_sha, out.bytes_written(), content_sha, content);
+}
+
 }  // namespace
 
-Compression CompressionFor(const std::string& path) {
-  if (EndsWith(path, ".zst")) return Compression::kZstd;
-  if (EndsWith(path, ".gz")) return Compression::kGzip;
-  return Compression::kNone;
+bool IsFolderOutput(const std::string& out_path) {
+  return (!out_path.empty() && out_path.back() == '/') || IsDirectory(out_path);
 }
 
-const char* CompressionName(Compression c) {
-  switch (c) {
-    case Compression::kZstd:
-      return "zstd";
-    case Compression::kGzip:
-      return "gzip";
-    case Compression::kNone:
-      break;
+Compression KeptCompressionOf(const std::string& out_path, const corpus::ReadPlan& plan,
+                              uint32_t shard) {
+  if (!IsFolderOutput(out_path)) return CompressionFor(out_path);
+  switch (plan.FileOf(shard).format) {
+    case corpus::Format::kJsonlZstd:
+      return Compression::kZstd;
+    case corpus::Format::kJsonlGzip:
+      return Compression::kGzip;
+    default:
+      return Compression::kNone;
   }
-  return "none";
 }
 
-// A streaming compressor: Feed() hands compressed bytes to `sink` as they come; Finish() ends the
-// stream.
-class OutputFile::Encoder {
- public:
-  using Sink = std::function<Status(std::string_view)>;
-  explicit Encoder(Compression c) : compression_(c) {}
-  ~Encoder() {
-    if (zstd_) ZSTD_freeCCtx(zstd_);
-    if (gzip_open_) deflateEnd(&gzip_);
-  }
-
-  Status Start(const std::string& path) {
-    if (compression_ == Compression::kZstd) {
-      zstd_ = ZSTD_createCCtx();
-      if (!zstd_ || ZSTD_isError(ZSTD_CCtx_setParameter(zstd_, ZSTD_c_compressionLevel, 3)))
-        return Status::Internal(path + ": cannot start a zstd stream");
-      return Status::Ok();
-    }
-    std::memset(&gzip_, 0, sizeof(gzip_));
-    // windowBits 15 + 16: a gzip wrapper with no name and time 0, so the bytes are reproducible.
-    if (deflateInit2(&gzip_, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-      return Status::Internal(path + ": cannot start a gzip stream");
-    gzip_open_ = true;
-    return Status::Ok();
-  }
-
-  Status Feed(std::string_view in, bool end, const std::string& path, const Sink& sink) {
-    return compression_ == Compression::kZstd ? FeedZstd(in, end, path, sink)
-                                              : FeedGzip(in, end, path, sink);
-  }
-
- private:
-  Status FeedZstd(std::string_view in, bool end, const std::string& path, const Sink& sink) {
-    ZSTD_inBuffer input{in.data(), in.size(), 0};
-    const ZSTD_EndDirective mode = end ? ZSTD_e_end : ZSTD_e_continue;
-    for (;;) {
-      ZSTD_outBuffer output{buffer_, kChunk, 0};
-      const size_t left = ZSTD_compressStream2(zstd_, &output, &input, mode);
-      if (ZSTD_isError(left)) return Status::Internal(path + ": zstd: " + ZSTD_getErrorName(left));
-      PF_RETURN_IF_ERROR(sink(std::string_view(buffer_, output.pos)));
-      if (end ? left == 0 : input.pos == input.size) return Status::Ok();
-    }
-  }
-
-  Status FeedGzip(std::string_view in, bool end, const std::string& path, const Sink& sink) {
-    gzip_.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
-    gzip_.avail_in = static_cast<uInt>(in.size());
-    for (;;) {
-      gzip_.next_out = reinterpret_cast<Bytef*>(buffer_);
-      gzip_.avail_out = kChunk;
-      const int rc = deflate(&gzip_, end ? Z_FINISH : Z_NO_FLUSH);
-      if (rc == Z_STREAM_ERROR) return Status::Internal(path + ": gzip stream error");
-      PF_RETURN_IF_ERROR(sink(std::string_view(buffer_, kChunk - gzip_.avail_out)));
-      if (end ? rc == Z_STREAM_END : (gzip_.avail_in == 0 && gzip_.avail_out != 0))
-        return Status::Ok();
-    }
-  }
-
-  Compression compression_;
-  ZSTD_CCtx* zstd_ = nullptr;
-  z_stream gzip_{};
-  bool gzip_open_ = false;
-  char buffer_[kChunk];
-};
-
-OutputFile::OutputFile() = default;
-OutputFile::~OutputFile() = default;
-
-Status OutputFile::Open(const std::string& path, const std::string& flag) {
-  PF_RETURN_IF_ERROR(CheckDestination(path, flag));
-  if (Status st = file_.Open(path); !st.ok()) {
-    return Status::InvalidArgument(st.message() + " (" + flag + ")");
-  }
-  compression_ = CompressionFor(path);
-  content_bytes_ = 0;
-  if (compression_ == Compression::kNone) return Status::Ok();
-  encoder_ = std::make_unique<Encoder>(compression_);
-  return encoder_->Start(path);
+std::string KeptPiecePath(const WorkFolder& work, uint32_t shard) {
+  return work.File("kept-" + std::to_string(shard));
 }
 
-Status OutputFile::WriteFile(std::string_view bytes) {
-  file_sha_.Update(bytes);
-  return file_.Write(bytes);
-}
-
-Status OutputFile::Write(std::string_view bytes) {
-  content_bytes_ += bytes.size();
-  if (!encoder_) return WriteFile(bytes);  // Content and file are the same bytes: one hash.
-  content_sha_.Update(bytes);
-  return encoder_->Feed(bytes, /*end=*/false, path(),
-                        [this](std::string_view out) { return WriteFile(out); });
-}
-
-Status OutputFile::Finish() {
-  if (encoder_) {
-    PF_RETURN_IF_ERROR(encoder_->Feed({}, /*end=*/true, path(),
-                                      [this](std::string_view out) { return WriteFile(out); }));
-    encoder_.reset();
-  }
-  return file_.Flush();
-}
-
-Status OutputFile::Commit() {
-  PF_RETURN_IF_ERROR(Finish());
-  return file_.Commit();
-}
-
-void OutputFile::Abandon() {
-  encoder_.reset();
-  file_.Abandon();
+std::string NotesPiecePath(const WorkFolder& work, uint32_t shard) {
+  return work.File("notes-" + std::to_string(shard));
 }
 
 SelectionOutputs::~SelectionOutputs() {
@@ -194,20 +180,59 @@ Status SelectionOutputs::MakeParents(const std::string& path, const std::string&
   return Status::Ok();
 }
 
+// A folder output may replace an empty folder or a former selection's output folder (its
+// manifest beside it lists exactly the files it holds), nothing else.
+Status SelectionOutputs::CheckFolderOutput(const std::string& manifest_path) {
+  if (!PathExists(out_path_)) return Status::Ok();
+  if (IsSymbolicLink(out_path_) || !IsDirectory(out_path_)) {
+    return Status::InvalidArgument(out_path_ + ": --out names a folder output (it ends in '/') " +
+                                   "but this is not a folder; choose another path");
+  }
+  std::vector<std::string> have;
+  const bool plain = ListRegular(out_path_, &have);
+  if (plain && have.empty()) return Status::Ok();
+  std::vector<std::string> listed;
+  auto manifest = ReadFileToString(manifest_path);
+  if (manifest.ok()) {
+    auto j = nlohmann::json::parse(*manifest, nullptr, false);
+    if (j.is_object() && j.contains("output") && j["output"].contains("files")) {
+      for (const auto& f : j["output"]["files"]) listed.push_back(f.value("path", ""));
+    }
+  }
+  std::sort(listed.begin(), listed.end());
+  if (plain && listed == have) return Status::Ok();
+  return Status::InvalidArgument(
+      out_path_ + ": --out names a folder that holds files other than a former selection's " +
+      "output (its manifest " + manifest_path + " does not list them); choose an empty or new " +
+      "folder");
+}
+
 Status SelectionOutputs::Open(const std::string& out_path, const std::string& annotate_path,
                               const std::string& manifest_path) {
+  to_folder_ = IsFolderOutput(out_path);
+  out_path_ = WithoutSlash(out_path);
+  annotate_path_ = annotate_path;
+  manifest_path_ = manifest_path;
   // Every path before anything is made: a refused one leaves no folder and no temporary.
-  PF_RETURN_IF_ERROR(CheckDestination(out_path, "--out"));
+  if (to_folder_) {
+    PF_RETURN_IF_ERROR(CheckFolderOutput(manifest_path));
+  } else {
+    PF_RETURN_IF_ERROR(CheckDestination(out_path_, "--out"));
+  }
   if (!annotate_path.empty()) PF_RETURN_IF_ERROR(CheckDestination(annotate_path, "--annotate"));
   PF_RETURN_IF_ERROR(CheckDestination(manifest_path, "--manifest"));
-  found_orphan_ = IsRegularFile(out_path) && !PathExists(manifest_path);
-  manifest_path_ = manifest_path;
-  PF_RETURN_IF_ERROR(MakeParents(out_path, "--out"));
-  PF_RETURN_IF_ERROR(kept_.Open(out_path, "--out"));
+  found_orphan_ = !to_folder_ && IsRegularFile(out_path_) && !PathExists(manifest_path);
+  PF_RETURN_IF_ERROR(MakeParents(out_path_, "--out"));
+  if (!to_folder_) {
+    if (Status st = kept_.Open(out_path_); !st.ok()) {
+      return Status::InvalidArgument(st.message() + " (--out)");
+    }
+  }
   if (!annotate_path.empty()) {
     PF_RETURN_IF_ERROR(MakeParents(annotate_path, "--annotate"));
-    PF_RETURN_IF_ERROR(annotations_.Open(annotate_path, "--annotate"));
-    annotate_ = true;
+    if (Status st = annotations_.Open(annotate_path); !st.ok()) {
+      return Status::InvalidArgument(st.message() + " (--annotate)");
+    }
   }
   PF_RETURN_IF_ERROR(MakeParents(manifest_path, "--manifest"));
   if (Status st = manifest_.Open(manifest_path); !st.ok()) {
@@ -216,18 +241,117 @@ Status SelectionOutputs::Open(const std::string& out_path, const std::string& an
   return Status::Ok();
 }
 
-Status SelectionOutputs::FinishData() {
-  PF_RETURN_IF_ERROR(kept_.Finish());
-  if (annotate_) PF_RETURN_IF_ERROR(annotations_.Finish());
+Status SelectionOutputs::PlanFolder(const corpus::ReadPlan& plan) {
+  if (!to_folder_) return Status::Ok();
+  folder_names_.clear();
+  std::set<std::string> seen;
+  const bool one_folder = plan.inputs.size() == 1 && plan.inputs[0].folder;
+  for (const corpus::PlannedFile& f : plan.files) {
+    const corpus::PlannedInput& in = plan.inputs[f.input];
+    std::string name = one_folder ? f.rel
+                       : in.folder ? JoinPath(BaseName(WithoutSlash(in.path)), f.rel)
+                                   : BaseName(f.path);
+    if (f.format == corpus::Format::kPlainText) name += ".jsonl";
+    if (!seen.insert(name).second) {
+      return Status::InvalidArgument(
+          "--out " + out_path_ + "/: two pool files would both be written as " + name +
+          "; give the pool as one folder, rename one of them, or write one file (--out FILE)");
+    }
+    folder_names_.push_back(std::move(name));
+  }
+  return Status::Ok();
+}
+
+Status SelectionOutputs::AssembleFile(const std::vector<PieceFacts>& kept) {
+  PF_ASSIGN_OR_RETURN(output_json_,
+                      JoinPieces(kept, CompressionFor(out_path_), out_path_, kept_));
+  return Status::Ok();
+}
+
+Status SelectionOutputs::AssembleFolder(const corpus::ReadPlan& plan, const WorkFolder& work,
+                                        const std::vector<PieceFacts>& kept,
+                                        const std::vector<KeptCounts>& counts) {
+  folder_build_ = work.File("out");
+  std::error_code ec;
+  fs::remove_all(folder_build_, ec);  // A killed run's half-built folder.
+  PF_RETURN_IF_ERROR(MakeDirectories(folder_build_));
+  nlohmann::json files = nlohmann::json::array();
+  std::vector<std::pair<std::string, std::string>> named;  // (name, sha256), sorted below
+  uint64_t total = 0;
+  for (uint32_t i = 0; i < plan.files.size(); ++i) {
+    const corpus::PlannedFile& f = plan.files[i];
+    const std::string dest = JoinPath(folder_build_, folder_names_[i]);
+    PF_RETURN_IF_ERROR(MakeDirectories(DirName(dest)));
+    const Compression c = KeptCompressionOf(out_path_ + "/", plan, f.first_shard);
+    nlohmann::json j;
+    if (f.shards == 1) {
+      // Linked, not moved: the piece stays for a rerun until the selection commits.
+      const PieceFacts& p = kept[f.first_shard];
+      fs::create_hard_link(p.path, dest, ec);
+      if (ec) fs::copy_file(p.path, dest, ec);
+      if (ec) return Status::IOError(dest + ": cannot put the piece in place (" + ec.message() + ")");
+      j = FileJson(folder_names_[i], c, p.file_sha256, p.file_bytes, p.content_sha256,
+                   p.content_bytes);
+    } else {  // A cut plain file: its pieces joined.
+      AtomicFile out;
+      PF_RETURN_IF_ERROR(out.Open(dest));
+      std::vector<PieceFacts> pieces(kept.begin() + f.first_shard,
+                                     kept.begin() + f.first_shard + f.shards);
+      PF_ASSIGN_OR_RETURN(j, JoinPieces(pieces, c, folder_names_[i], out));
+      PF_RETURN_IF_ERROR(out.Commit());
+    }
+    j["from"] = f.path;
+    j["docs"] = counts[i].docs;
+    j["text_bytes"] = counts[i].text_bytes;
+    j["pool_docs"] = counts[i].pool_docs;
+    total += j["bytes"].get<uint64_t>();
+    named.emplace_back(folder_names_[i], j["sha256"].get<std::string>());
+    files.push_back(std::move(j));
+  }
+  std::sort(named.begin(), named.end());
+  std::vector<std::string> names, shas;
+  for (auto& [n, s] : named) names.push_back(n), shas.push_back(s);
+  output_json_ = {{"path", out_path_ + "/"},
+                  {"folder", true},
+                  {"sha256", corpus::FolderSha256(names, shas)},
+                  {"bytes", total},
+                  {"files", files}};
+  return Status::Ok();
+}
+
+Status SelectionOutputs::Assemble(const corpus::ReadPlan& plan, const WorkFolder& work,
+                                  const std::vector<PieceFacts>& kept,
+                                  const std::vector<PieceFacts>& notes,
+                                  const std::vector<KeptCounts>& counts) {
+  if (to_folder_) {
+    PF_RETURN_IF_ERROR(AssembleFolder(plan, work, kept, counts));
+  } else {
+    PF_RETURN_IF_ERROR(AssembleFile(kept));
+  }
+  if (annotating()) {
+    PF_ASSIGN_OR_RETURN(annotations_json_,
+                        JoinPieces(notes, CompressionFor(annotate_path_), annotate_path_, annotations_));
+  }
   return Status::Ok();
 }
 
 Status SelectionOutputs::CommitManifest(std::string_view manifest_text) {
   // A former output beside the new manifest would look finished and disagree with it.
-  for (const OutputFile* f : {&kept_, annotate_ ? &annotations_ : nullptr}) {
-    if (f != nullptr && IsRegularFile(f->path()) && std::remove(f->path().c_str()) != 0) {
-      return Status::IOError(f->path() + ": cannot remove the former output (" +
-                             std::strerror(errno) + ")");
+  std::vector<std::string> former;
+  if (!to_folder_ && IsRegularFile(out_path_)) former.push_back(out_path_);
+  if (annotating() && IsRegularFile(annotate_path_)) former.push_back(annotate_path_);
+  for (const std::string& f : former) {
+    if (std::remove(f.c_str()) != 0) {
+      return Status::IOError(f + ": cannot remove the former output (" + std::strerror(errno) +
+                             ")");
+    }
+  }
+  if (to_folder_ && IsDirectory(out_path_)) {  // Checked at Open: empty, or a former output.
+    std::error_code ec;
+    fs::remove_all(out_path_, ec);
+    if (ec) {
+      return Status::IOError(out_path_ + ": cannot remove the former output (" + ec.message() +
+                             ")");
     }
   }
   PF_RETURN_IF_ERROR(manifest_.Write(manifest_text));
@@ -237,8 +361,18 @@ Status SelectionOutputs::CommitManifest(std::string_view manifest_text) {
 }
 
 Status SelectionOutputs::CommitData() {
-  if (annotate_) PF_RETURN_IF_ERROR(annotations_.Commit());
-  PF_RETURN_IF_ERROR(kept_.Commit());
+  if (annotating()) PF_RETURN_IF_ERROR(annotations_.Commit());
+  if (to_folder_) {
+    // Its files were written as scratch (select/piece.h): on disk before they are named.
+    SyncFileSystem(folder_build_);
+    if (std::rename(folder_build_.c_str(), out_path_.c_str()) != 0) {
+      return Status::IOError(out_path_ + ": cannot name the output folder (" +
+                             std::strerror(errno) + ")");
+    }
+    SyncFileSystem(out_path_);
+  } else {
+    PF_RETURN_IF_ERROR(kept_.Commit());
+  }
   committed_ = true;
   return Status::Ok();
 }

@@ -1,75 +1,51 @@
 #pragma once
-// The files a selection writes: the kept documents (plain, or compressed by their name's ending:
-// ".zst" zstd, ".gz" gzip), the optional annotation file, and the manifest. Each is written to a
-// temporary beside its destination and renamed into place; missing parent folders are created
-// when the outputs are opened and removed again if the selection does not commit, so a failed
-// selection leaves nothing behind. Opening checks every path before any work: a folder, a
-// symbolic link, a FIFO, a socket or a device given as a file (base/file.h,
-// CheckReplaceableFile), or a place that cannot be written, is an InvalidArgument naming the
-// path and the flag.
+// The files a selection writes (doc/select.md): the kept documents -- one file (`--out FILE`),
+// or a folder (`--out DIR/`) with one file per pool file, under its relative name and with its
+// compression --, the optional annotations (one file) and the manifest. The write pass makes one
+// piece per shard in the work folder (select/piece.h); Assemble joins them into the outputs.
+//
+// Every path is checked before any work: a symbolic link, FIFO, socket or device given as a
+// file, a folder output that holds something other than a former selection's output, or a place
+// that cannot be written, is an InvalidArgument naming the path and the flag. Missing parent
+// folders are made, and removed again if the selection does not commit.
 //
 // The order of the commit makes a finished-looking output imply its manifest and receipt: the
-// data is completed on disk unnamed (FinishData), the former outputs are removed and the
+// outputs are completed on disk unnamed (Assemble), the former outputs are removed and the
 // manifest named (CommitManifest), the caller appends its receipt, and only then are the
-// annotations and, last, the kept documents named (CommitData). A run killed at any point leaves
-// either no output at --out or all three. Not thread-safe.
+// annotations and, last, the kept documents named (CommitData; a folder by one rename). A run
+// killed at any point leaves either no output at --out or all three. Not thread-safe.
 
 #include <cstdint>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "base/file.h"
-#include "base/sha256.h"
 #include "base/status.h"
+#include "corpus/read_plan.h"
+#include "select/compress.h"
+#include "select/piece.h"
+#include "select/work_folder.h"
 
 namespace preflight::select {
 
-enum class Compression { kNone, kZstd, kGzip };
-// By the name: "x.zst" zstd, "x.gz" gzip, anything else plain.
-Compression CompressionFor(const std::string& path);
-const char* CompressionName(Compression c);  // "none", "zstd", "gzip"
-
-// An AtomicFile that compresses what it is given, by its path's name. The stream is deterministic:
-// the same bytes in give the same file (zstd level 3, one thread; gzip level 6, no name or time).
-class OutputFile {
- public:
-  OutputFile();
-  ~OutputFile();
-  OutputFile(const OutputFile&) = delete;
-  OutputFile& operator=(const OutputFile&) = delete;
-
-  // `flag` names the option in errors ("--out").
-  Status Open(const std::string& path, const std::string& flag);
-  Status Write(std::string_view bytes);  // Uncompressed bytes.
-  Status Finish();  // Ends the stream and flushes the temporary: the hashes are final.
-  Status Commit();  // Finish() if not done, then AtomicFile::Commit().
-  void Abandon();   // Drops the temporary file.
-
-  const std::string& path() const { return file_.path(); }
-  Compression compression() const { return compression_; }
-  uint64_t content_bytes() const { return content_bytes_; }  // Before compression.
-  uint64_t file_bytes() const { return file_.bytes_written(); }
-  // Once, after Finish(); of a plain file, the file's hash (the same bytes).
-  std::string content_sha256() {
-    return compression_ == Compression::kNone ? file_sha256() : content_sha_.HexDigest();
-  }
-  std::string file_sha256() { return file_sha_.HexDigest(); }  // Once, after Finish().
-
- private:
-  class Encoder;
-  Status WriteFile(std::string_view bytes);
-
-  AtomicFile file_;
-  Compression compression_ = Compression::kNone;
-  std::unique_ptr<Encoder> encoder_;
-  Sha256 content_sha_, file_sha_;
-  uint64_t content_bytes_ = 0;
+// What the write pass counted of one pool file's kept documents.
+struct KeptCounts {
+  uint64_t docs = 0, text_bytes = 0, pool_docs = 0;
 };
 
-// The outputs of one selection (doc/select.md): kept documents, annotations (if asked for) and
-// the manifest. Only the leader of a group opens them.
+// Whether `out_path` asks for a folder output: it ends in '/' or names a folder.
+bool IsFolderOutput(const std::string& out_path);
+// How shard `shard`'s kept lines are compressed: by --out's name, or in a folder output as the
+// pool file they come from.
+Compression KeptCompressionOf(const std::string& out_path, const corpus::ReadPlan& plan,
+                              uint32_t shard);
+// The pieces of `shard` in the work folder.
+std::string KeptPiecePath(const WorkFolder& work, uint32_t shard);
+std::string NotesPiecePath(const WorkFolder& work, uint32_t shard);
+
 class SelectionOutputs {
  public:
   SelectionOutputs() = default;
@@ -79,30 +55,48 @@ class SelectionOutputs {
   // folders it made.
   ~SelectionOutputs();
 
-  // Checks every path, then creates missing parent folders and the temporaries. Errors are
-  // InvalidArgument naming the path and its flag (bad usage: exit 2).
+  // Checks every path and makes missing parent folders (errors: InvalidArgument naming the
+  // path and its flag). `out_path` ending in '/' or naming a folder asks for a folder output.
   Status Open(const std::string& out_path, const std::string& annotate_path,
               const std::string& manifest_path);
-  // Whether --out held an output without its manifest when opened: the orphan of a run killed
-  // before this order of commits existed, replaced by this selection.
+  // Whether --out held an output without its manifest when opened (a killed run's of an older
+  // version), now replaced.
   bool found_orphan() const { return found_orphan_; }
-  OutputFile& kept() { return kept_; }
-  // nullptr when no annotation file was asked for.
-  OutputFile* annotations() { return annotate_ ? &annotations_ : nullptr; }
-  // The kept documents and the annotations complete on disk, not named: their hashes are final.
-  Status FinishData();
-  // Removes the former kept documents and annotations (a rerun's), then names the manifest.
+  bool to_folder() const { return to_folder_; }
+
+  // Names every pool file's output in a folder output; two files that would share a name are
+  // refused. Before the write pass.
+  Status PlanFolder(const corpus::ReadPlan& plan);
+  bool annotating() const { return !annotate_path_.empty(); }
+
+  // Joins the pieces (one per shard of the plan, in order) into the outputs, complete on disk
+  // but unnamed. `counts`: per pool file, what was kept (for a folder output's manifest).
+  Status Assemble(const corpus::ReadPlan& plan, const WorkFolder& work,
+                  const std::vector<PieceFacts>& kept, const std::vector<PieceFacts>& notes,
+                  const std::vector<KeptCounts>& counts);
+  // The manifest's "output" and (with --annotate) "annotations" blocks.
+  const nlohmann::json& output_json() const { return output_json_; }
+  const nlohmann::json& annotations_json() const { return annotations_json_; }
+
+  // Removes the former outputs (a rerun's), then names the manifest.
   Status CommitManifest(std::string_view manifest_text);
   // Names the annotations, then the kept documents: the last step of a selection.
   Status CommitData();
 
  private:
   Status MakeParents(const std::string& path, const std::string& flag);
+  Status CheckFolderOutput(const std::string& manifest_path);
+  Status AssembleFile(const std::vector<PieceFacts>& kept);
+  Status AssembleFolder(const corpus::ReadPlan& plan, const WorkFolder& work,
+                        const std::vector<PieceFacts>& kept,
+                        const std::vector<KeptCounts>& counts);
 
-  OutputFile kept_, annotations_;
-  AtomicFile manifest_;
-  std::string manifest_path_;
-  bool annotate_ = false;
+  std::string out_path_, annotate_path_, manifest_path_;
+  bool to_folder_ = false;
+  std::vector<std::string> folder_names_;  // Per pool file, in a folder output.
+  std::string folder_build_;               // Where the folder output is built.
+  AtomicFile kept_, annotations_, manifest_;
+  nlohmann::json output_json_, annotations_json_;
   bool manifest_named_ = false;
   bool committed_ = false;
   bool found_orphan_ = false;

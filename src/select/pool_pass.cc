@@ -5,15 +5,18 @@
 #include <utility>
 
 #include "base/file.h"
+#include "corpus/shard_scan.h"
+#include "corpus/text_document.h"
 #include "select/dsir.h"
+#include "select/features.h"
 #include "select/group_codec.h"
+#include "select/resume.h"
+#include "select/shard_results.h"
 
 namespace preflight::select {
 namespace {
 
-using corpus::Record;
 using corpus::ScanSummary;
-using corpus::ShardSpec;
 
 // Scans the target on this process, with its own read options: its summary, and feature counts
 // (dsir) and/or texts (classifier).
@@ -27,7 +30,7 @@ Result<ScanSummary> ScanTarget(const SelectionContext& ctx, bool counts, bool te
   std::mutex mu;
   auto summary = corpus::ScanDocuments(
       *ctx.target, o.TargetRead(),
-      [&](int t, const Record& r, std::string_view text) {
+      [&](int t, const corpus::Record& r, std::string_view text) {
         if (counts) CountFeatures(text, o.dsir, per_thread[t].data());
         if (texts) {
           std::lock_guard<std::mutex> lock(mu);
@@ -49,119 +52,303 @@ Result<ScanSummary> ScanTarget(const SelectionContext& ctx, bool counts, bool te
   return summary;
 }
 
-// Rank `rank` of `size`: the byte range [rank * T / size, (rank + 1) * T / size) of the inputs
-// concatenated in order (T: their total size on disk). A plain file is cut at the range's ends
-// (ChunkReader moves each cut to the next line start, so the parts tile its lines); an input that
-// cannot be cut (.zst, a folder) goes whole to the rank whose range holds its first byte. Either
-// way ranks hold consecutive records in rank order.
-// `hash_here`: 1 for each input whose first byte is in this rank's range (it hashes that input).
-Result<ShardSpec> PlanShard(const std::vector<std::string>& paths, int rank, int size,
-                            std::vector<uint8_t>* hash_here) {
-  std::vector<uint64_t> sizes(paths.size(), 0);
-  std::vector<bool> whole(paths.size(), false);
+// Rank `rank` of `size` reads the shards whose first byte lies in its part
+// [rank * T / size, (rank + 1) * T / size) of the pool's bytes (T: their sum), so that ranks hold
+// contiguous blocks of shards, and so of records, in rank order.
+std::pair<uint32_t, uint32_t> DealShards(const corpus::ReadPlan& plan, int rank, int size) {
   uint64_t total = 0;
-  for (size_t i = 0; i < paths.size(); ++i) {
-    whole[i] = IsDirectory(paths[i]) ||
-               (paths[i].size() >= 4 && paths[i].compare(paths[i].size() - 4, 4, ".zst") == 0);
-    if (!IsDirectory(paths[i])) {
-      auto bytes = FileSize(paths[i]);
-      if (!bytes.ok()) {
-        return PathExists(paths[i]) ? bytes.status()
-                                    : Status::NotFound(paths[i] + ": no such file");
-      }
-      sizes[i] = *bytes;
-    }
-    total += sizes[i];
-  }
-  auto cut = [&](int r) {
+  for (const auto& s : plan.shards) total += s.disk_bytes();
+  auto part = [&](int r) {
     return static_cast<uint64_t>(static_cast<unsigned __int128>(total) * r / size);
   };
-  const uint64_t lo = cut(rank), hi = cut(rank + 1);
-  ShardSpec shard;
-  uint64_t start = 0;
-  for (size_t i = 0; i < paths.size(); ++i) {
-    ShardSpec::Part part;
-    const uint64_t end = start + sizes[i];
-    // The owner of the first byte; an input at the very end (or empty) goes to the rank whose
-    // range ends there or, when every later range is empty, to the last one holding bytes.
-    const bool first_byte_here =
-        (start >= lo && start < hi) || (start == total && rank == size - 1);
-    hash_here->push_back(first_byte_here);
-    if (whole[i]) {
-      part.read = first_byte_here;
-    } else {
-      part.begin = std::max(lo, start) - start;
-      part.end = std::min(hi, end) - start;
-      part.read = std::max(lo, start) < std::min(hi, end);
-      if (!part.read) part.begin = part.end = 0;
-    }
-    shard.inputs.push_back(part);
-    start = end;
+  const uint64_t lo = part(rank), hi = part(rank + 1);
+  uint32_t first = 0, end = 0;
+  uint64_t at = 0;
+  bool found = false;
+  for (uint32_t s = 0; s < plan.shards.size(); ++s) {
+    // A shard at the very end (or an empty pool's) goes to the last rank.
+    const bool mine = (at >= lo && at < hi) || (at == total && rank == size - 1);
+    if (mine && !found) first = s, found = true;
+    if (mine) end = s + 1;
+    at += plan.shards[s].disk_bytes();
   }
-  return shard;
+  if (!found) first = end = 0;
+  return {first, end};
 }
 
-// Plans this process's part and numbers it as in a whole read (lines and records before it).
-Status PlanAndNumberPart(const SelectionContext& ctx, PoolPass* out) {
-  const std::vector<std::string>& pool = *ctx.pool;
-  SelectionGroup& g = *ctx.group;
-  auto planned = PlanShard(pool, g.rank(), g.size(), &out->hash_here);
-  Status st = planned.status();
-  std::vector<corpus::PartCount> counts;
-  if (planned.ok()) {
-    out->shard = std::move(*planned);
-    auto counted = corpus::CountParts(pool, ctx.options->read, out->shard);
-    if (counted.ok()) {
-      counts = std::move(*counted);
-    } else {
-      st = counted.status();
+// One chunk's part of the first pass.
+struct ChunkPart {
+  std::vector<uint64_t> bytes;
+  std::vector<uint8_t> valid;
+  uint64_t docs = 0, text_bytes = 0;
+};
+
+// The first pass over this process's shards: per record bytes and validity, per shard dsir
+// counts and what was read, each shard saved to the work folder (if any) once it is done.
+class PoolSink : public corpus::ShardSink {
+ public:
+  PoolSink(const SelectionContext& ctx, const PoolPass& pool, bool count_features,
+           std::vector<ShardResult>* results)
+      : ctx_(ctx), pool_(pool), count_(count_features), results_(*results),
+        parts_(results->size()) {}
+
+  Status OnChunk(corpus::ChunkWork& work) override {
+    const corpus::Chunk& chunk = work.chunk();
+    ChunkPart part;
+    const size_t n = chunk.records.size();
+    part.bytes.assign(n, 0);
+    part.valid.assign(n, 0);
+    // 32-bit counts for one chunk (fewer features than bytes): half the cache of 64-bit ones.
+    const DsirOptions& dsir = ctx_.options->dsir;
+    std::vector<uint32_t> counts(count_ ? dsir.buckets : 0, 0);
+    for (size_t i = 0; i < n; ++i) {
+      std::string_view text;
+      if (!work.Text(i, &text)) continue;
+      part.bytes[i] = text.size();
+      part.valid[i] = 1;
+      ++part.docs;
+      part.text_bytes += text.size();
+      if (count_) {
+        ForEachFeature(text, dsir.buckets, dsir.ngrams, [&counts](uint32_t b) { ++counts[b]; });
+      }
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    const uint32_t slot = chunk.shard - pool_.first_shard;
+    ShardResult& r = results_[slot];
+    if (count_) {
+      if (r.counts.empty()) r.counts.assign(counts.size(), 0);
+      for (size_t b = 0; b < counts.size(); ++b) r.counts[b] += counts[b];
+    }
+    auto& parts = parts_[slot];
+    if (parts.size() <= chunk.seq) parts.resize(chunk.seq + 1);
+    parts[chunk.seq] = std::move(part);
+    return Status::Ok();
+  }
+
+  Status OnShardDone(const corpus::ShardRead& read) override {
+    const uint32_t slot = read.shard - pool_.first_shard;
+    std::vector<ChunkPart> parts;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      parts = std::move(parts_[slot]);
+    }
+    ShardResult& r = results_[slot];  // Only this call touches it now.
+    r.read = read;
+    for (ChunkPart& c : parts) {
+      r.bytes.insert(r.bytes.end(), c.bytes.begin(), c.bytes.end());
+      r.valid.insert(r.valid.end(), c.valid.begin(), c.valid.end());
+      r.docs += c.docs;
+      r.text_bytes += c.text_bytes;
+    }
+    if (count_ && r.counts.empty()) r.counts.assign(ctx_.options->dsir.buckets, 0);
+    r.done = true;
+    if (ctx_.work == nullptr) return Status::Ok();
+    return SaveShardResult(*ctx_.work, read.shard,
+                           PoolResultKey(pool_.plan, read.shard, *ctx_.options, count_), r);
+  }
+
+ private:
+  const SelectionContext& ctx_;
+  const PoolPass& pool_;
+  bool count_;
+  std::vector<ShardResult>& results_;         // [my shard]
+  std::mutex mu_;
+  std::vector<std::vector<ChunkPart>> parts_;  // [my shard][chunk]
+};
+
+// The results a killed run saved for this process's shards, but for files changed since.
+// Returns the shards still to read.
+Result<std::vector<uint32_t>> LoadSaved(const SelectionContext& ctx, const PoolPass& pool,
+                                        bool count_features, std::vector<ShardResult>* results) {
+  const std::vector<uint32_t> mine = pool.MyShards();
+  if (ctx.work != nullptr) {
+    for (size_t i = 0; i < mine.size(); ++i) {
+      auto saved = LoadShardResult(*ctx.work, mine[i],
+                                   PoolResultKey(pool.plan, mine[i], *ctx.options, count_features),
+                                   count_features, ctx.options->dsir.buckets);
+      if (saved) (*results)[i] = std::move(*saved);
+    }
+    PF_ASSIGN_OR_RETURN(std::vector<uint32_t> changed,
+                        ChangedFiles(pool.plan, mine, *results, ctx.threads()));
+    // Each file whose hash was checked was read once more, all its shards.
+    std::vector<uint32_t> checked;
+    for (size_t i = 0; i < mine.size(); ++i) {
+      if ((*results)[i].done && !(*results)[i].read.file_sha256.empty()) {
+        const corpus::PlannedFile& f = pool.plan.FileOf(mine[i]);
+        for (uint32_t k = f.first_shard; k < f.first_shard + f.shards; ++k) checked.push_back(k);
+      }
+    }
+    pool.CountReads(checked);
+    for (uint32_t f : changed) {
+      for (size_t i = 0; i < mine.size(); ++i) {
+        if (pool.plan.shards[mine[i]].file == f) (*results)[i] = ShardResult();
+      }
     }
   }
-  PF_RETURN_IF_ERROR(g.Agree(st));
-  std::vector<uint64_t> before(2 * pool.size());
-  for (size_t i = 0; i < pool.size(); ++i) {
-    before[2 * i] = counts[i].lines;
-    before[2 * i + 1] = counts[i].records;
-    out->records += counts[i].records;
+  std::vector<uint32_t> to_read;
+  for (size_t i = 0; i < mine.size(); ++i) {
+    if (!(*results)[i].done) to_read.push_back(mine[i]);
   }
-  PF_RETURN_IF_ERROR(g.ExclusivePrefixU64(&before));
-  out->shard.first_index = 0;
-  for (size_t i = 0; i < pool.size(); ++i) {
-    out->shard.inputs[i].lines_before = static_cast<int64_t>(before[2 * i]);
-    out->shard.first_index += before[2 * i + 1];
-  }
-  out->base = out->shard.first_index;
-  return Status::Ok();
+  return to_read;
 }
 
-// Sums each input's counts over the group (hashes and file sizes come from the write pass).
-Status CombineSummaries(SelectionGroup& g, ScanSummary* s) {
-  std::vector<uint64_t> v;
-  for (const auto& in : s->inputs) {
-    v.push_back(in.records);
-    v.push_back(in.docs);
-    v.push_back(in.text_bytes);
-    v.push_back(in.bad);
-    v.push_back(in.blank);
+// Lines per shard over the group, then each shard's lines before it in its file.
+Result<std::vector<int64_t>> LinesBefore(SelectionGroup& g, const corpus::ReadPlan& plan,
+                                         std::vector<uint64_t> lines) {
+  PF_RETURN_IF_ERROR(g.SumU64(&lines));
+  std::vector<int64_t> before(plan.shards.size(), 0);
+  for (uint32_t s = 0; s < plan.shards.size(); ++s) {
+    const corpus::PlannedFile& f = plan.FileOf(s);
+    if (s > f.first_shard) before[s] = before[s - 1] + static_cast<int64_t>(lines[s - 1]);
+  }
+  return before;
+}
+
+// The shards' counts summed over the group, and each shard's first global index.
+Status ShareCounts(SelectionGroup& g, PoolPass* out, const std::vector<ShardResult>& results) {
+  const size_t n = out->plan.shards.size();
+  std::vector<uint64_t> v(6 * n, 0);
+  for (uint32_t s = out->first_shard; s < out->end_shard; ++s) {
+    const ShardResult& r = results[s - out->first_shard];
+    const uint64_t row[6] = {r.read.records, r.read.lines,    r.docs,
+                             r.text_bytes,   r.read.bad.size(), r.read.blank};
+    std::copy(row, row + 6, v.begin() + 6 * s);
   }
   PF_RETURN_IF_ERROR(g.SumU64(&v));
-  s->records = s->docs = s->text_bytes = s->bad = 0;
-  for (size_t i = 0; i < s->inputs.size(); ++i) {
-    auto& in = s->inputs[i];
-    in.records = v[5 * i];
-    in.docs = v[5 * i + 1];
-    in.text_bytes = v[5 * i + 2];
-    in.bad = v[5 * i + 3];
-    in.blank = v[5 * i + 4];
-    s->records += in.records;
-    s->docs += in.docs;
-    s->text_bytes += in.text_bytes;
-    s->bad += in.bad;
+  out->shards.assign(n, {});
+  out->shard_base.assign(n, 0);
+  uint64_t at = 0;
+  for (size_t s = 0; s < n; ++s) {
+    out->shards[s] = {v[6 * s], v[6 * s + 1], v[6 * s + 2], v[6 * s + 3], v[6 * s + 4],
+                      v[6 * s + 5]};
+    out->shard_base[s] = at;
+    at += out->shards[s].records;
   }
+  out->base = out->first_shard < n ? out->shard_base[out->first_shard] : at;
   return Status::Ok();
+}
+
+// Every file's SHA-256, from the process whose shard hashed it, on every process.
+Status ShareHashes(SelectionGroup& g, PoolPass* out, const std::vector<ShardResult>& results) {
+  std::vector<std::string> mine;
+  for (const ShardResult& r : results) {
+    if (r.read.file_sha256.empty()) continue;
+    mine.push_back(std::to_string(out->plan.shards[r.read.shard].file));
+    mine.push_back(r.read.file_sha256);
+  }
+  PF_ASSIGN_OR_RETURN(std::vector<std::string> all, GatherStrings(g, mine));
+  if (g.size() > 1) {  // Every process names its shards' results by their files' hashes.
+    std::string packed = PackStrings(all);
+    PF_RETURN_IF_ERROR(g.Broadcast(&packed));
+    PF_ASSIGN_OR_RETURN(all, UnpackStrings(packed));
+  }
+  out->file_sha256.assign(out->plan.files.size(), "");
+  for (size_t i = 0; i + 1 < all.size(); i += 2) out->file_sha256[std::stoul(all[i])] = all[i + 1];
+  return Status::Ok();
+}
+
+// The whole pool's summary per input (hashes on the leader).
+void SummarizeInputs(PoolPass* out) {
+  const corpus::ReadPlan& plan = out->plan;
+  ScanSummary& s = out->summary;
+  s = ScanSummary();
+  for (const corpus::PlannedInput& in : plan.inputs) {
+    corpus::InputSummary sum;
+    sum.path = in.path;
+    sum.files = in.files;
+    std::vector<std::string> rels, shas;
+    for (uint32_t f = in.first_file; f < in.first_file + in.files; ++f) {
+      const corpus::PlannedFile& file = plan.files[f];
+      sum.file_bytes += file.size;
+      rels.push_back(file.rel);
+      shas.push_back(out->file_sha256[f]);
+      for (uint32_t k = file.first_shard; k < file.first_shard + file.shards; ++k) {
+        const ShardCounts& c = out->shards[k];
+        sum.records += c.records;
+        sum.docs += c.docs;
+        sum.text_bytes += c.text_bytes;
+        sum.bad += c.bad;
+        sum.blank += c.blank;
+      }
+    }
+    sum.sha256 = in.folder ? corpus::FolderSha256(rels, shas) : shas.front();
+    s.records += sum.records;
+    s.docs += sum.docs;
+    s.text_bytes += sum.text_bytes;
+    s.bad += sum.bad;
+    s.inputs.push_back(std::move(sum));
+  }
+}
+
+// The pool's bad lines (this process's) and notes, and the first few of the group's.
+Status SummarizeBadLines(SelectionGroup& g, PoolPass* out,
+                         const std::vector<ShardResult>& results) {
+  ScanSummary& s = out->summary;
+  std::vector<std::string> examples;
+  for (const ShardResult& r : results) {
+    if (r.read.skipped_bom) s.notes.push_back(corpus::BomNote(out->plan.FileOf(r.read.shard).path));
+    for (const corpus::BadRecord& b : r.read.bad) {
+      corpus::BadLine line = corpus::ToBadLine(b, out->plan, out->lines_before[b.shard],
+                                               out->shard_base[b.shard] + b.record);
+      if (examples.size() < kSkippedListed) examples.push_back(line.Message());
+      s.bad_lines.push_back(std::move(line));
+    }
+  }
+  // In rank order the processes' first bad lines begin with the whole pool's first ones.
+  PF_ASSIGN_OR_RETURN(s.bad_examples, GatherStrings(g, examples));
+  if (s.bad_examples.size() > kSkippedListed) s.bad_examples.resize(kSkippedListed);
+  return Status::Ok();
+}
+
+// This process's records in shard order, and its shards' feature counts summed.
+void Flatten(std::vector<ShardResult>& results, bool count_features, uint32_t buckets,
+             PoolPass* out) {
+  out->bytes.clear();
+  out->valid.clear();
+  out->bytes.reserve(out->records);
+  out->valid.reserve(out->records);
+  if (count_features) out->counts.assign(buckets, 0);
+  for (ShardResult& r : results) {
+    out->bytes.insert(out->bytes.end(), r.bytes.begin(), r.bytes.end());
+    out->valid.insert(out->valid.end(), r.valid.begin(), r.valid.end());
+    for (size_t b = 0; b < r.counts.size() && count_features; ++b) out->counts[b] += r.counts[b];
+    r.bytes = {};
+    r.valid = {};
+    r.counts = {};
+  }
+}
+
+corpus::ScanRequest RequestFor(const SelectionContext& ctx, const PoolPass& pool,
+                               const char* stage) {
+  corpus::ScanRequest req;
+  req.plan = &pool.plan;
+  req.shards = pool.MyShards();
+  req.read = &ctx.options->read;
+  req.threads = ctx.threads();
+  if (stage) {
+    req.progress = [&ctx, stage](uint64_t done, uint64_t total) {
+      ctx.Report(stage, done, total);
+    };
+  }
+  return req;
 }
 
 }  // namespace
+
+std::string PoolPass::Identity(uint32_t shard) const {
+  return ShardIdentity(plan, shard) + "\n" + file_sha256[plan.shards[shard].file];
+}
+
+void PoolPass::CountReads(const std::vector<uint32_t>& shards) const {
+  if (reads.size() != plan.shards.size()) reads.assign(plan.shards.size(), 0);
+  for (uint32_t s : shards) ++reads[s];
+}
+
+std::vector<uint32_t> PoolPass::MyShards() const {
+  std::vector<uint32_t> out;
+  for (uint32_t s = first_shard; s < end_shard; ++s) out.push_back(s);
+  return out;
+}
 
 Status ReadTarget(const SelectionContext& ctx, TargetNeed need, TargetPass* out) {
   if (need == TargetNeed::kNothing) return Status::Ok();
@@ -196,57 +383,100 @@ Status ScanTargetHere(const SelectionContext& ctx, bool counts, bool texts, Targ
 }
 
 Status ReadPool(const SelectionContext& ctx, bool count_features, PoolPass* out) {
-  const SelectOptions& o = *ctx.options;
   SelectionGroup& g = *ctx.group;
-  if (ctx.distributed()) {
-    g.SetPhase("count");
-    PF_RETURN_IF_ERROR(PlanAndNumberPart(ctx, out));
-  }
+  g.SetPhase("plan");
+  auto planned = corpus::PlanRead(*ctx.pool, ctx.options->split_bytes);
+  PF_RETURN_IF_ERROR(g.Agree(planned.status()));
+  out->plan = std::move(*planned);
+  out->reads.assign(out->plan.shards.size(), 0);
+  std::tie(out->first_shard, out->end_shard) = DealShards(out->plan, g.rank(), g.size());
   g.SetPhase("pool");
-  if (count_features)
-    out->counts_by_thread.assign(ctx.threads(), std::vector<uint64_t>(o.dsir.buckets, 0));
-  const uint64_t base = out->base;
-  auto grow = [out](uint64_t n) {
-    if (out->bytes.size() < n) {
-      out->bytes.resize(n, 0);
-      out->valid.resize(n, 0);
-    }
-  };
-  auto scanned = corpus::ScanDocuments(
-      *ctx.pool, o.read,
-      [&](int t, const corpus::Record& r, std::string_view text) {
-        out->bytes[r.index - base] = text.size();
-        out->valid[r.index - base] = 1;
-        if (count_features) CountFeatures(text, o.dsir, out->counts_by_thread[t].data());
-      },
-      [&](uint64_t done, uint64_t total) { ctx.Report("pool", done, total); },
-      [&](uint64_t records) { grow(records - base); }, out->ShardOrNull(ctx));
-  PF_RETURN_IF_ERROR(g.Agree(scanned.status()));
-  out->summary = std::move(*scanned);
-  if (!ctx.distributed()) out->records = out->summary.records;
-  grow(out->records);
-  if (ctx.distributed()) {
-    PF_RETURN_IF_ERROR(CombineSummaries(g, &out->summary));
-    // Each process lists its part's first bad lines; in rank order their concatenation begins
-    // with the whole pool's first ones.
-    PF_ASSIGN_OR_RETURN(out->summary.bad_examples, GatherStrings(g, out->summary.bad_examples));
-    if (out->summary.bad_examples.size() > kSkippedListed)
-      out->summary.bad_examples.resize(kSkippedListed);
+  std::vector<ShardResult> results(out->end_shard - out->first_shard);
+  auto to_read = LoadSaved(ctx, *out, count_features, &results);
+  std::optional<corpus::ScanFailure> failure;
+  if (to_read.ok()) {
+    PoolSink sink(ctx, *out, count_features, &results);
+    corpus::ScanRequest req = RequestFor(ctx, *out, "pool");
+    req.shards = std::move(*to_read);
+    out->CountReads(req.shards);
+    failure = corpus::ScanShards(req, sink);
   }
+  // Lines are counted first even on a failure: a bad line is named by its line in its file.
+  std::vector<uint64_t> lines(out->plan.shards.size(), 0);
+  for (const ShardResult& r : results) {
+    if (r.done) lines[r.read.shard] = r.read.lines;
+  }
+  PF_ASSIGN_OR_RETURN(out->lines_before, LinesBefore(g, out->plan, lines));
+  Status local = to_read.status();
+  if (failure) local = corpus::FailureStatus(*failure, out->plan, out->lines_before);
+  PF_RETURN_IF_ERROR(g.Agree(local));
+  PF_RETURN_IF_ERROR(ShareCounts(g, out, results));
+  out->records = 0;
+  for (uint32_t s = out->first_shard; s < out->end_shard; ++s) out->records += out->shards[s].records;
+  Flatten(results, count_features, ctx.options->dsir.buckets, out);
+  PF_RETURN_IF_ERROR(ShareHashes(g, out, results));
+  SummarizeInputs(out);
+  PF_RETURN_IF_ERROR(SummarizeBadLines(g, out, results));
   if (out->summary.docs == 0) {
     return Status::InvalidArgument("the pool has no documents (" + ctx.pool->front() + ")");
   }
   return Status::Ok();
 }
 
+namespace {
+
+// A later pass: every document of the shards read, by global index.
+class VisitSink : public corpus::ShardSink {
+ public:
+  VisitSink(const PoolPass& pool, const PoolVisitor& visit,
+            const std::function<Status(uint32_t)>& shard_done)
+      : pool_(pool), visit_(visit), shard_done_(shard_done) {}
+
+  Status OnChunk(corpus::ChunkWork& work) override {
+    const corpus::Chunk& chunk = work.chunk();
+    const uint64_t first = pool_.shard_base[chunk.shard] + chunk.first_record;
+    for (size_t i = 0; i < chunk.records.size(); ++i) {
+      const uint64_t index = first + i;
+      if (index - pool_.base >= pool_.records ||
+          chunk.first_record + i >= pool_.shards[chunk.shard].records) {
+        return Status::Internal("the pool changed while it was being read (re-run the selection)");
+      }
+      if (!pool_.valid[index - pool_.base]) continue;
+      std::string_view text;
+      if (!work.Text(i, &text)) continue;  // Changed since the first pass: reported as bad.
+      visit_(work.thread(), index, text);
+    }
+    return Status::Ok();
+  }
+
+  Status OnShardDone(const corpus::ShardRead& read) override {
+    if (read.records != pool_.shards[read.shard].records) {
+      return Status::Internal("the pool changed while it was being read (re-run the selection)");
+    }
+    return shard_done_ ? shard_done_(read.shard) : Status::Ok();
+  }
+
+ private:
+  const PoolPass& pool_;
+  const PoolVisitor& visit_;
+  const std::function<Status(uint32_t)>& shard_done_;
+};
+
+}  // namespace
+
 Status RescanPool(const SelectionContext& ctx, const PoolPass& pool,
-                  const corpus::DocumentVisitor& visit, const char* stage) {
-  corpus::ProgressFn progress;
-  if (stage) progress = [&](uint64_t done, uint64_t total) { ctx.Report(stage, done, total); };
-  Status read = corpus::ScanDocuments(*ctx.pool, ctx.options->read, visit, progress, {},
-                                      pool.ShardOrNull(ctx))
-                    .status();
-  return ctx.group->Agree(read);
+                  const std::vector<uint32_t>& shards, const PoolVisitor& visit, const char* stage,
+                  const std::function<Status(uint32_t shard)>& shard_done) {
+  corpus::ScanRequest req = RequestFor(ctx, pool, stage);
+  req.shards = shards;
+  req.lines_before = pool.lines_before;
+  req.hash = false;
+  pool.CountReads(shards);
+  VisitSink sink(pool, visit, shard_done);
+  const std::optional<corpus::ScanFailure> failure = corpus::ScanShards(req, sink);
+  Status local;
+  if (failure) local = corpus::FailureStatus(*failure, pool.plan, {});
+  return ctx.group->Agree(local);
 }
 
 Result<std::vector<uint64_t>> CutCandidates(const SelectionContext& ctx,

@@ -18,7 +18,7 @@ namespace preflight::select {
 struct PreparedInputs {
   std::vector<std::string> pool, target;
   SelectOptions options;       // the read options, target fields, dsir options and threads used
-  bool pool_features = false;  // pool.counts_by_thread holds dsir's feature counts
+  bool pool_features = false;  // pool_pass.counts holds dsir's feature counts
   bool target_counts = false, target_texts = false;  // what target holds beyond its summary
   PoolPass pool_pass;
   TargetPass target_pass;  // empty summary when no target was given

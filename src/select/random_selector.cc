@@ -11,6 +11,7 @@ class RandomSelector : public Selector {
  public:
   Status Score(const SelectionContext& ctx, const PoolPass& pool, const TargetPass&,
                Scores* out) override {
+    out->model = "random " + std::to_string(ctx.options->seed);
     out->key.assign(pool.records, 0.0);
     out->score.assign(pool.records, kNoScore);
     for (uint64_t k = 0; k < pool.records; ++k) {

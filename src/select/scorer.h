@@ -25,6 +25,9 @@ struct Scores {
   // True when the score explains the choice (the manifest's "explain" block): dsir, classifier.
   bool explains = false;
   nlohmann::json params = nlohmann::json::object();  // The manifest's "params".
+  // What the scores are a function of (a model's fingerprint, the seed): saved results of a
+  // killed run are reused only under the same (select/resume.h).
+  std::string model;
 };
 
 class Selector {

@@ -17,6 +17,7 @@
 #include "select/pool_pass.h"
 #include "select/prepared.h"
 #include "select/scorer.h"
+#include "select/work_folder.h"
 #include "select/write_pass.h"
 
 namespace preflight::select {
@@ -25,17 +26,16 @@ namespace {
 // The documents named in the manifest's "explain" block, from each end.
 constexpr size_t kExplain = 5;
 
-std::string ManifestPathOf(const SelectOptions& o);
-
 // The outputs are three different files, none of them an input (renaming over an input would
 // replace it with the selection).
 Status CheckOutputsAreNew(const std::vector<std::string>& pool,
                           const std::vector<std::string>& target, const SelectOptions& o) {
   const std::vector<std::pair<std::string, std::string>> outputs = {
-      {"--out", o.out_path}, {"--manifest", ManifestPathOf(o)}, {"--annotate", o.annotate_path}};
+      {"--out", o.out_path}, {"--manifest", o.ManifestPath()}, {"--annotate", o.annotate_path}};
   auto same = [](const std::string& a, const std::string& b) {
     std::error_code ec;
-    const auto norm = [&ec](const std::string& p) {
+    const auto norm = [&ec](std::string p) {
+      while (p.size() > 1 && p.back() == '/') p.pop_back();
       return std::filesystem::absolute(p, ec).lexically_normal();
     };
     return a == b || norm(a) == norm(b) || std::filesystem::equivalent(a, b, ec);
@@ -72,9 +72,6 @@ Status CheckRequest(const std::vector<std::string>& pool, const std::vector<std:
   return CheckOutputsAreNew(pool, target, o);
 }
 
-std::string ManifestPathOf(const SelectOptions& o) {
-  return o.manifest_path.empty() ? o.out_path + ".manifest.json" : o.manifest_path;
-}
 
 // A number as a person typed it: "0.25", "1.5", "nan", "-inf".
 std::string NumberText(double x) {
@@ -113,6 +110,7 @@ Status ReadInputs(const SelectionContext& ctx, const Selector& selector,
                        selector.counts_pool_features())) {
     if (need != TargetNeed::kNothing) *target = prepared->target_pass;
     *pool = prepared->pool_pass;
+    pool->reads.assign(pool->plan.shards.size(), 0);  // Read for it ahead, not by it.
     return Status::Ok();
   }
   PF_RETURN_IF_ERROR(ReadTarget(ctx, need, target));
@@ -154,6 +152,13 @@ const std::string& SelectOptions::TargetIdField() const {
   return target_id_field.empty() ? id_field : target_id_field;
 }
 
+std::string SelectOptions::ManifestPath() const {
+  if (!manifest_path.empty()) return manifest_path;
+  std::string out = out_path;
+  while (out.size() > 1 && out.back() == '/') out.pop_back();
+  return out + ".manifest.json";
+}
+
 const char* SelectOptions::BudgetFlag() const {
   if (keep_docs > 0) return "keep_docs";
   if (keep_bytes > 0) return "keep_bytes";
@@ -184,43 +189,41 @@ Status SelectOptions::Validate() const {
   return Status::Ok();
 }
 
-Result<SelectionResult> RunSelection(const std::vector<std::string>& pool,
-                                     const std::vector<std::string>& target, const SelectOptions& o,
-                                     const StageProgress& progress, SelectionGroup* group_in,
-                                     const PreparedInputs* prepared) {
-  PF_RETURN_IF_ERROR(CheckRequest(pool, target, o));
-  PF_ASSIGN_OR_RETURN(CutMethod cut_method, ParseCutMethod(o.mpi_cut));
-  SelectionGroup alone;
-  SelectionContext ctx{&pool, &target, &o, &progress, group_in ? group_in : &alone, cut_method};
-  SelectionGroup& g = *ctx.group;
-  CostMeter meter;
+namespace {
 
-  // Open the outputs first: an unwritable path fails before any work, and nothing is left behind.
-  // Only the leader writes.
-  SelectionOutputs outputs;
+// Removes the work folder when the selection ends, but for a kill: a failed selection leaves
+// nothing behind, a committed one no longer needs it.
+struct WorkCleanup {
+  WorkFolder* work = nullptr;
+  ~WorkCleanup() {
+    if (work != nullptr) (void)work->Remove();
+  }
+};
+
+// Opens the outputs (leader) and the work folder, before any work: an unwritable path fails
+// first, and nothing is left behind. Collective.
+Status OpenOutputs(const SelectionContext& ctx, SelectionOutputs* outputs,
+                   std::unique_ptr<WorkFolder>* work) {
+  const SelectOptions& o = *ctx.options;
   Status opened;
-  if (ctx.leader()) opened = outputs.Open(o.out_path, o.annotate_path, ManifestPathOf(o));
-  g.SetPhase("open");
-  PF_RETURN_IF_ERROR(g.Agree(opened));
+  if (ctx.leader()) {
+    opened = outputs->Open(o.out_path, o.annotate_path, o.ManifestPath());
+    if (opened.ok()) {
+      auto w = WorkFolder::Open(o.out_path);
+      opened = w.status();
+      if (w.ok()) *work = std::move(*w);
+    }
+  }
+  ctx.group->SetPhase("open");
+  PF_RETURN_IF_ERROR(ctx.group->Agree(opened));
+  if (!ctx.leader()) *work = WorkFolder::Join(o.out_path);
+  return Status::Ok();
+}
 
-  std::unique_ptr<Selector> selector = MakeSelector(o.selector);
-  TargetPass target_pass;
-  PoolPass pool_pass;
-  PF_RETURN_IF_ERROR(ReadInputs(ctx, *selector, prepared, &target_pass, &pool_pass));
-  const uint64_t budget = BudgetOf(o, pool_pass.summary);
-  const bool by_docs = o.keep_docs > 0;
-
-  Scores scores;
-  PF_RETURN_IF_ERROR(selector->Score(ctx, pool_pass, target_pass, &scores));
-  g.SetPhase("cut");
-  PF_ASSIGN_OR_RETURN(std::vector<uint64_t> kept,
-                      CutCandidates(ctx, Candidates(pool_pass, scores, by_docs), budget));
-
-  WrittenSelection written;
-  PickExplained(pool_pass, scores, kept, kExplain, &written);
-  PF_RETURN_IF_ERROR(
-      WriteKept(ctx, &pool_pass, scores, kept, ctx.leader() ? &outputs : nullptr, &written));
-
+// The selection's result from what the passes found.
+SelectionResult ResultOf(const SelectionContext& ctx, PoolPass& pool_pass,
+                         const TargetPass& target_pass, uint64_t budget, bool by_docs,
+                         std::vector<uint64_t> kept, Scores& scores, WrittenSelection& written) {
   SelectionResult result;
   result.pool_docs = pool_pass.summary.docs;
   result.pool_bytes = pool_pass.summary.text_bytes;
@@ -233,25 +236,68 @@ Result<SelectionResult> RunSelection(const std::vector<std::string>& pool,
   result.first_index = pool_pass.base;
   result.kept = std::move(kept);
   result.scores = std::move(scores.score);
-  std::vector<std::string> inputs = pool;
-  inputs.insert(inputs.end(), target.begin(), target.end());
+  std::vector<std::string> inputs = *ctx.pool;
+  inputs.insert(inputs.end(), ctx.target->begin(), ctx.target->end());
   result.skipped = SkippedLines(pool_pass.summary, target_pass.summary, inputs);
   result.skipped_count = pool_pass.summary.bad + target_pass.summary.bad;
+  return result;
+}
+
+}  // namespace
+
+Result<SelectionResult> RunSelection(const std::vector<std::string>& pool,
+                                     const std::vector<std::string>& target, const SelectOptions& o,
+                                     const StageProgress& progress, SelectionGroup* group_in,
+                                     const PreparedInputs* prepared) {
+  PF_RETURN_IF_ERROR(CheckRequest(pool, target, o));
+  PF_ASSIGN_OR_RETURN(CutMethod cut_method, ParseCutMethod(o.mpi_cut));
+  SelectionGroup alone;
+  SelectionContext ctx{&pool, &target, &o, &progress, group_in ? group_in : &alone, cut_method};
+  SelectionGroup& g = *ctx.group;
+  CostMeter meter;
+
+  SelectionOutputs outputs;
+  std::unique_ptr<WorkFolder> work;
+  PF_RETURN_IF_ERROR(OpenOutputs(ctx, &outputs, &work));
+  WorkCleanup cleanup{ctx.leader() ? work.get() : nullptr};
+  ctx.work = work.get();
+
+  std::unique_ptr<Selector> selector = MakeSelector(o.selector);
+  TargetPass target_pass;
+  PoolPass pool_pass;
+  PF_RETURN_IF_ERROR(ReadInputs(ctx, *selector, prepared, &target_pass, &pool_pass));
+  PF_RETURN_IF_ERROR(g.Agree(ctx.leader() ? outputs.PlanFolder(pool_pass.plan) : Status::Ok()));
+  const uint64_t budget = BudgetOf(o, pool_pass.summary);
+  const bool by_docs = o.keep_docs > 0;
+
+  Scores scores;
+  PF_RETURN_IF_ERROR(selector->Score(ctx, pool_pass, target_pass, &scores));
+  g.SetPhase("cut");
+  PF_ASSIGN_OR_RETURN(std::vector<uint64_t> kept,
+                      CutCandidates(ctx, Candidates(pool_pass, scores, by_docs), budget));
+
+  WrittenSelection written;
+  PickExplained(pool_pass, scores, kept, kExplain, &written);
+  PF_RETURN_IF_ERROR(WriteKept(ctx, pool_pass, scores, kept, *work, &written));
+  SelectionResult result = ResultOf(ctx, pool_pass, target_pass, budget, by_docs,
+                                    std::move(kept), scores, written);
   // Measured costs: a group's core-seconds are those of all its processes.
   PF_ASSIGN_OR_RETURN(result.core_seconds, g.SumDouble(meter.core_seconds()));
   PF_ASSIGN_OR_RETURN(nlohmann::json mpi, GatherMpiCosts(ctx));
+  PF_ASSIGN_OR_RETURN(nlohmann::json passes, PassesJson(ctx, pool_pass));
   if (!ctx.leader()) {
     result.wall_seconds = meter.wall_seconds();
     return result;
   }
-  // The data complete on disk but unnamed, then the manifest, the caller's receipt, and last the
-  // kept documents named (output.h): an output at --out never lacks its manifest and receipt.
-  PF_RETURN_IF_ERROR(outputs.FinishData());
+  // The outputs complete on disk but unnamed, then the manifest, the caller's receipt, and last
+  // the kept documents named (output.h): an output at --out never lacks its manifest and receipt.
+  PF_RETURN_IF_ERROR(outputs.Assemble(pool_pass.plan, *work, written.kept_pieces,
+                                      written.note_pieces, written.per_file));
   result.wall_seconds = meter.wall_seconds();
   result.replaced_orphan = outputs.found_orphan();
   nlohmann::json m = BuildManifest(o, scores.params, pool_pass.summary, target_pass.summary, result,
-                                   outputs.kept(), outputs.annotations());
-  m["cost"] = CostJson(result, ctx.threads(), mpi);
+                                   outputs);
+  m["cost"] = CostJson(result, ctx.threads(), mpi, passes);
   result.manifest = m;
   PF_RETURN_IF_ERROR(outputs.CommitManifest(m.dump(2) + "\n"));
   if (o.before_naming_output) PF_RETURN_IF_ERROR(o.before_naming_output(result));

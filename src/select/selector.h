@@ -40,6 +40,9 @@ struct SelectOptions {
   uint64_t keep_bytes = 0;  // If > 0: keep this many text bytes instead.
   uint64_t seed = 0;
   int threads = 1;
+  // A plain JSONL file larger than this is read as several shards (corpus/read_plan.h). The kept
+  // lines do not depend on it (a compressed output's frames do); tests make it small.
+  uint64_t split_bytes = 64ull << 20;
   corpus::ReadOptions read;  // How the pool is read; the target too, but for its fields below.
   // The target files' fields when they differ from the pool's ("" = the pool's: read.text_field,
   // id_field). The kept lines are the pool's, byte for byte; only the target is read with these.
@@ -47,8 +50,10 @@ struct SelectOptions {
   DsirOptions dsir;
   ClassifierOptions classifier;
   std::string mpi_cut = "radix";  // Budget cut across MPI ranks: radix | gather (cut.h).
-  std::string out_path;           // Kept documents (JSONL; ".zst" or ".gz" compresses).
-  std::string manifest_path;      // Default: out_path + ".manifest.json".
+  // Kept documents: a file (JSONL; ".zst" or ".gz" compresses), or with a trailing '/' (or an
+  // existing folder) a folder of one file per pool file, named and compressed as it.
+  std::string out_path;
+  std::string manifest_path;      // Default: ManifestPath().
   std::string annotate_path;      // One {"id","score","kept"} line per pool document; "": none.
   std::string id_field = "id";    // A document's id (else "<file>:<line>").
   // Called by the leader once the manifest is named and before the kept documents are (the
@@ -61,6 +66,9 @@ struct SelectOptions {
   corpus::ReadOptions TargetRead() const;
   // The target's id field (target_id_field, else id_field).
   const std::string& TargetIdField() const;
+  // Where the manifest goes: manifest_path, else --out (without a trailing '/') +
+  // ".manifest.json".
+  std::string ManifestPath() const;
   // The budget asked for, as the manifest records it: "keep", "keep_docs" or "keep_bytes".
   const char* BudgetFlag() const;
 };

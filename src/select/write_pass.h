@@ -1,9 +1,10 @@
 #pragma once
-// The last pass of a selection: copy the kept lines byte for byte, in pool order, into the
-// output; write one annotation line per pool document; name the documents that explain the
-// choice. Alone, one sequential read. In a group, each process copies its own part, hashes the
-// inputs whose first byte it holds, and streams its lines to the leader in rank order, so the
-// leader writes the same bytes as one process would.
+// The last pass of a selection: copy the kept lines byte for byte, in pool order, into one piece
+// per shard (select/piece.h), and the annotations into another; name the documents that explain
+// the choice. Every shard of this process is read on all its threads at once, each chunk copied
+// and compressed on its own; in a group each process writes its own shards' pieces, and the
+// leader gathers only their facts and the counts (the outputs are joined from the pieces by
+// select/output.h).
 
 #include <cstdint>
 #include <string>
@@ -11,6 +12,7 @@
 
 #include "base/status.h"
 #include "select/output.h"
+#include "select/piece.h"
 #include "select/pool_pass.h"
 #include "select/scorer.h"
 
@@ -21,6 +23,8 @@ struct WrittenSelection {
   uint64_t kept_docs = 0, kept_bytes = 0;
   // Empty unless the scores explain.
   std::vector<ScoredDoc> top_kept, lowest_kept, lowest_in_pool;
+  std::vector<PieceFacts> kept_pieces, note_pieces;  // [plan shards]
+  std::vector<KeptCounts> per_file;                  // [plan files]
 };
 
 // The documents that explain the choice, among this process's: the `count` highest- and
@@ -34,10 +38,9 @@ void PickExplained(const PoolPass& pool, const Scores& scores,
 std::string DocumentId(std::string_view line, const std::string& id_field, const std::string& file,
                        int64_t line_no);
 
-// Writes the kept lines (and annotations) into `outputs` (leader only; nullptr elsewhere) and
-// completes `pool->summary`'s hashes in a group. Collective.
-Status WriteKept(const SelectionContext& ctx, PoolPass* pool, const Scores& scores,
-                 const std::vector<uint64_t>& kept_local, SelectionOutputs* outputs,
+// Writes this process's pieces into `work` and gathers what the leader needs. Collective.
+Status WriteKept(const SelectionContext& ctx, const PoolPass& pool, const Scores& scores,
+                 const std::vector<uint64_t>& kept_local, const WorkFolder& work,
                  WrittenSelection* out);
 
 }  // namespace preflight::select

@@ -377,8 +377,13 @@ TEST_F(SelectBadInput, UnwritableOutputsFailBeforeAnyWork) {
   WriteText(dir_ + "/in.pool.jsonl", "{\"text\": \"fine\"}\nnot json\n");
   const std::string pool = dir_ + "/in.pool.jsonl";
   ASSERT_EQ(::mkdir((dir_ + "/in.folder").c_str(), 0777), 0);
+  WriteText(dir_ + "/in.folder/notes.txt", "someone's file");
+  // A folder is a folder output (one kept file per pool file); one that holds other files is
+  // never written into.
   ExpectCleanFailure(Select(dir_, pool, "", dir_ + "/in.folder"), dir_,
-                     dir_ + "/in.folder: is a folder; --out needs a file path");
+                     dir_ + "/in.folder: --out names a folder that holds files other than a former "
+                            "selection's output");
+  EXPECT_EQ(ReadText(dir_ + "/in.folder/notes.txt"), "someone's file");
   ExpectCleanFailure(Select(dir_, pool, "", "/proc/kept.jsonl.zst"), dir_,
                      "/proc/kept.jsonl.zst: cannot write output");
   ExpectCleanFailure(Select(dir_, pool, "--annotate /proc/ann.jsonl", dir_ + "/new/kept.jsonl"),

@@ -13,6 +13,7 @@
 #include "base/sha256.h"
 #include "corpus/chunk_reader.h"
 #include "corpus/scanner.h"
+#include "testing/compress.h"
 #include "testing/testing.h"
 
 namespace preflight::corpus {
@@ -21,25 +22,8 @@ namespace {
 using preflight::testing::ScratchDir;
 using preflight::testing::WriteText;
 
-std::string Gzip(const std::string& body) {
-  z_stream zs{};
-  EXPECT_EQ(deflateInit2(&zs, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY), Z_OK);
-  std::string out(deflateBound(&zs, body.size()) + 64, '\0');
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(body.data()));
-  zs.avail_in = static_cast<uInt>(body.size());
-  zs.next_out = reinterpret_cast<Bytef*>(out.data());
-  zs.avail_out = static_cast<uInt>(out.size());
-  EXPECT_EQ(deflate(&zs, Z_FINISH), Z_STREAM_END);
-  out.resize(zs.total_out);
-  deflateEnd(&zs);
-  return out;
-}
-
-std::string Zstd(const std::string& body) {
-  std::string out(ZSTD_compressBound(body.size()), '\0');
-  out.resize(ZSTD_compress(out.data(), out.size(), body.data(), body.size(), 3));
-  return out;
-}
+std::string Gzip(const std::string& body) { return preflight::testing::GzipOf(body); }
+std::string Zstd(const std::string& body) { return preflight::testing::ZstdOf(body); }
 
 // Every visited record, keyed by index: raw line, text, file and line number.
 struct Seen {
@@ -222,42 +206,6 @@ TEST(Format, CompressedFileGoesWholeToTheRangeAtByteZero) {
   EXPECT_EQ(lines, 500u);
 }
 
-// Two processes' parts of a pool of a cut .gz file and a folder: each uncuttable input is read
-// once, by the part that holds its byte 0, and the other part reports it unread.
-TEST(Format, PartsReadEachUncuttableInputOnce) {
-  std::string dir = ScratchDir("format_parts");
-  std::system(("mkdir -p '" + dir + "/pool'").c_str());
-  const std::string packed = Gzip(Lines(0, 50));
-  WriteText(dir + "/a.jsonl.gz", packed);
-  WriteText(dir + "/pool/b.jsonl", Lines(50, 7));
-  const std::vector<std::string> paths = {dir + "/a.jsonl.gz", dir + "/pool"};
-  ShardSpec first, second;
-  first.inputs = {ShardSpec::Part{true, 0, 10, 0}, ShardSpec::Part{false, 0, 0, 0}};
-  second.inputs = {ShardSpec::Part{true, 10, UINT64_MAX, 0}, ShardSpec::Part{}};
-  second.first_index = 50;
-  std::map<uint64_t, Seen> seen;
-  std::mutex mu;
-  auto visit = [&](int, const Record& r, std::string_view text) {
-    std::lock_guard<std::mutex> lock(mu);
-    seen[r.index] = {std::string(r.line), std::string(text), std::string(r.file), r.line_no};
-  };
-  auto a = ScanDocuments(paths, ReadOptions{}, visit, {}, {}, &first);
-  auto b = ScanDocuments(paths, ReadOptions{}, visit, {}, {}, &second);
-  ASSERT_TRUE(a.ok() && b.ok());
-  EXPECT_EQ(a->docs, 50u);
-  EXPECT_EQ(b->docs, 7u);
-  ASSERT_EQ(seen.size(), 57u);
-  EXPECT_EQ(seen[56].text, "document 56 \xc3\xa9");
-  EXPECT_EQ(a->inputs[0].sha256, Sha256::Hex(packed));
-  EXPECT_EQ(a->inputs[1].sha256, "");  // Not this part's.
-  EXPECT_EQ(b->inputs[0].sha256, "");
-  EXPECT_EQ(b->inputs[1].sha256, HashInput(dir + "/pool")->sha256);
-  auto counted = CountParts(paths, ReadOptions{}, second);
-  ASSERT_TRUE(counted.ok());
-  EXPECT_EQ((*counted)[0].records, 0u);
-  EXPECT_EQ((*counted)[1].records, 7u);
-}
-
 TEST(Format, RefusedFilesFailBeforeAnyDocumentIsRead) {
   std::string dir = ScratchDir("format_refused");
   std::system(("mkdir -p '" + dir + "/pool'").c_str());
@@ -374,28 +322,6 @@ TEST(Format, ByteOrderMarkIsSkippedAndSaidSo) {
                                        0),
             0u)
       << j.status().message();
-}
-
-// Found by fuzz_jsonl: a file that is only a byte-order mark, cut at byte 1, gave the first part
-// one record (the mark, unrecognised in a 2-byte buffer) and the whole file none.
-TEST(Format, RangesOfAFileStartingWithAByteOrderMarkTileItsRecords) {
-  std::string dir = ScratchDir("format_bom_ranges");
-  for (const std::string& body : {std::string("\xef\xbb\xbf"), "\xef\xbb\xbf" + Lines(0, 3),
-                                  "\xef\xbb\xbf\n" + Lines(0, 1)}) {
-    WriteText(dir + "/p.jsonl", body);
-    std::map<uint64_t, Seen> seen;
-    auto whole = ScanAll({dir + "/p.jsonl"}, ReadOptions{}, seen);
-    ASSERT_TRUE(whole.ok()) << whole.status().message();
-    for (uint64_t cut = 0; cut <= body.size(); ++cut) {
-      ShardSpec first, second;
-      first.inputs = {ShardSpec::Part{true, 0, cut, 0}};
-      second.inputs = {ShardSpec::Part{true, cut, UINT64_MAX, 0}};
-      auto a = CountParts({dir + "/p.jsonl"}, ReadOptions{}, first);
-      auto b = CountParts({dir + "/p.jsonl"}, ReadOptions{}, second);
-      ASSERT_TRUE(a.ok() && b.ok());
-      EXPECT_EQ((*a)[0].records + (*b)[0].records, whole->records) << "cut at " << cut;
-    }
-  }
 }
 
 TEST(Format, SkipBadListsEveryBadLineWithFileLineAndReason) {

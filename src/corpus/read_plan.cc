@@ -1,0 +1,85 @@
+#include "corpus/read_plan.h"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "base/file.h"
+#include "base/sha256.h"
+
+namespace preflight::corpus {
+namespace {
+
+Status StatFile(PlannedFile& f) {
+  struct stat st;
+  if (::stat(f.path.c_str(), &st) != 0) {
+    const int err = errno;
+    if (err == ENOENT) return Status::NotFound(f.path + ": no such file");
+    return Status::InvalidArgument(f.path + ": cannot read (" + std::strerror(err) + ")");
+  }
+  f.size = static_cast<uint64_t>(st.st_size);
+  f.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  return Status::Ok();
+}
+
+// A plain JSONL file over `split_bytes` is cut into ranges; anything else is one shard.
+void AddShards(ReadPlan& plan, uint32_t file_index, uint64_t split_bytes) {
+  PlannedFile& f = plan.files[file_index];
+  f.first_shard = static_cast<uint32_t>(plan.shards.size());
+  const bool cut = IsSplittable(f.format) && split_bytes > 0 && f.size > split_bytes;
+  const uint64_t step = cut ? split_bytes : (f.size > 0 ? f.size : 1);
+  uint64_t begin = 0;
+  do {
+    PlannedShard s;
+    s.file = file_index;
+    s.begin = begin;
+    s.end = std::min(f.size, begin + step);
+    s.hashes_file = begin == 0;
+    plan.shards.push_back(s);
+    begin += step;
+  } while (begin < f.size);
+  f.shards = static_cast<uint32_t>(plan.shards.size()) - f.first_shard;
+}
+
+}  // namespace
+
+Result<ReadPlan> PlanRead(const std::vector<std::string>& paths, uint64_t split_bytes) {
+  ReadPlan plan;
+  for (uint32_t i = 0; i < paths.size(); ++i) {
+    if (!PathExists(paths[i])) return Status::NotFound(paths[i] + ": no such file");
+    PlannedInput input;
+    input.path = paths[i];
+    input.folder = IsDirectory(paths[i]);
+    input.first_file = static_cast<uint32_t>(plan.files.size());
+    PF_ASSIGN_OR_RETURN(std::vector<InputFile> files, ListInputFiles(paths[i]));
+    for (InputFile& in : files) {
+      PlannedFile f;
+      f.input = i;
+      f.path = std::move(in.path);
+      f.rel = std::move(in.rel);
+      f.format = in.format;
+      PF_RETURN_IF_ERROR(StatFile(f));
+      plan.disk_bytes += f.size;
+      plan.files.push_back(std::move(f));
+      AddShards(plan, static_cast<uint32_t>(plan.files.size() - 1), split_bytes);
+    }
+    input.files = static_cast<uint32_t>(plan.files.size()) - input.first_file;
+    plan.inputs.push_back(std::move(input));
+  }
+  return plan;
+}
+
+std::string FolderSha256(const std::vector<std::string>& rels,
+                         const std::vector<std::string>& file_sha256) {
+  Sha256 sha;
+  for (size_t i = 0; i < rels.size(); ++i) {
+    sha.Update(rels[i]);
+    sha.Update(std::string_view("\0", 1));
+    sha.Update(file_sha256[i]);
+    sha.Update(std::string_view("\0", 1));
+  }
+  return sha.HexDigest();
+}
+
+}  // namespace preflight::corpus

@@ -1,0 +1,65 @@
+#pragma once
+// How a list of inputs is cut into shards: the units that threads and processes read on their
+// own (corpus/shard_scan.h). Every file of every input is one shard -- a compressed JSONL file, a
+// plain-text document, a plain JSONL file up to `split_bytes` -- except a larger plain JSONL file,
+// which is cut into byte ranges of `split_bytes` (each range reads the lines that start in it).
+// The plan depends only on the inputs (their files, formats and sizes), never on the thread or
+// process count, so whatever is computed per shard is the same however the shards are dealt out.
+// Shards are numbered in reading order: input by input, file by file, range by range.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "corpus/input_format.h"
+
+namespace preflight::corpus {
+
+inline constexpr uint64_t kSplitBytes = 64ull << 20;
+
+struct PlannedFile {
+  uint32_t input = 0;  // Position of its input in the path list.
+  std::string path;    // To open: the input itself, or the folder joined with `rel`.
+  std::string rel;     // Inside its input folder; empty for a file input.
+  Format format = Format::kJsonl;
+  uint64_t size = 0;      // Bytes on disk.
+  int64_t mtime_ns = 0;   // Last modification (a resumed run's first identity check).
+  uint32_t first_shard = 0, shards = 0;  // Its shards: [first_shard, first_shard + shards).
+};
+
+struct PlannedShard {
+  uint32_t file = 0;               // Into ReadPlan::files.
+  uint64_t begin = 0, end = 0;     // Byte range on disk; [0, size) for a whole file.
+  // Whether this shard's read yields the whole file's SHA-256: the one shard of a file, or the
+  // first range of a cut file (which hashes the rest of the file after its own range).
+  bool hashes_file = true;
+  uint64_t disk_bytes() const { return end - begin; }
+};
+
+struct PlannedInput {
+  std::string path;
+  bool folder = false;
+  uint32_t first_file = 0, files = 0;  // Its files: [first_file, first_file + files).
+};
+
+struct ReadPlan {
+  std::vector<PlannedInput> inputs;
+  std::vector<PlannedFile> files;
+  std::vector<PlannedShard> shards;
+  uint64_t disk_bytes = 0;  // Of every file.
+
+  const PlannedFile& FileOf(uint32_t shard) const { return files[shards[shard].file]; }
+};
+
+// Lists every input's files (corpus/input_format.h: each file's format is checked here, before
+// any document is read) and cuts them into shards. NotFound for a missing input.
+Result<ReadPlan> PlanRead(const std::vector<std::string>& paths,
+                          uint64_t split_bytes = kSplitBytes);
+
+// The SHA-256 that names a folder input: of "relative path\0file SHA-256 (hex)\0" for every
+// file, in reading order. A file input is named by its own bytes' SHA-256.
+std::string FolderSha256(const std::vector<std::string>& rels,
+                         const std::vector<std::string>& file_sha256);
+
+}  // namespace preflight::corpus
