@@ -7,8 +7,8 @@
 // "engine" is the engine's Sgemm (src/engine/blas.cc): BLIS with the kernels chosen for the CPU
 // (or BLIS_ARCH_TYPE's), its conventional path, threaded by one single-threaded call per slab of
 // C. "engine+sup" is its peer: the same slabs through BLIS's cblas_sgemm, which takes BLIS's
-// small/unpacked path where the kernels have one (haswell, zen*), as the engine did before that
-// path was left out for making the bits depend on the thread count. Run with
+// small/unpacked path where the kernels have one (haswell, zen*), the path the engine leaves out
+// because it makes the bits depend on the thread count (src/engine/blas.cc, SgemmOne). Run with
 // OMP_WAIT_POLICY=passive on a shared machine, as preflight train does.
 // Shapes are those of one training step of the model: forward (N, OC, C), backward-data
 // (N, C, OC) and backward-weight (OC, C, N) for qkv, attproj, fc, fcproj and the tied head.
