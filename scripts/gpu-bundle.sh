@@ -49,9 +49,11 @@ mkdir -p "$build"
 if [[ $build == "$root/build" ]]; then
   made() { "$root/scripts/build.sh" preflight-bundle; }
 else
-  made() {
-    cmake --build "$build" --target cmake_check_build_system &&
-      cmake --build "$build" -j"$(nproc)" --target preflight-bundle
+  made() {  # as scripts/build.sh does: Make learns of a new target once it regenerates
+    if grep -qx "CMAKE_GENERATOR:INTERNAL=Unix Makefiles" "$build/CMakeCache.txt"; then
+      cmake --build "$build" --target cmake_check_build_system
+    fi
+    cmake --build "$build" -j"$(nproc)" --target preflight-bundle
   }
 fi
 made >"$log" 2>&1 ||
