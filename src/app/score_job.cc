@@ -15,6 +15,7 @@
 #include "engine/data.h"
 #include "trainer/curve_reader.h"
 #include "trial/compute_check.h"
+#include "trial/ngram_scores.h"
 #include "trial/outcome_builder.h"
 #include "trial/result_json.h"
 

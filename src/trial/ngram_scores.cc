@@ -1,5 +1,4 @@
-// The regime check's scoring (trial/regime.h): ScoreNgrams and ScoreNgramTokens, kept apart from
-// the pure arithmetic of regime.cc because they read files and the engine's eval windows.
+#include "trial/ngram_scores.h"
 
 #include <fmt/format.h>
 
@@ -8,7 +7,6 @@
 
 #include "engine/data.h"
 #include "trial/byte_ngram.h"
-#include "trial/regime.h"
 
 namespace preflight::trial {
 namespace {

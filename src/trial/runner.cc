@@ -17,6 +17,7 @@
 #include "select/selector.h"
 #include "trial/arm_overlap.h"
 #include "trial/concurrent_runs.h"
+#include "trial/ngram_scores.h"
 #include "trial/outcome_builder.h"
 #include "trial/run_training.h"
 

@@ -11,6 +11,7 @@
 #include "testing/testing.h"
 #include "engine/data.h"
 #include "trial/byte_ngram.h"
+#include "trial/ngram_scores.h"
 
 namespace preflight::trial {
 namespace {

@@ -10,6 +10,7 @@
 #include "testing/testing.h"
 #include "testing/trial_result.h"
 #include "engine/config.h"
+#include "trial/ngram_scores.h"
 #include "trial/runner.h"
 
 namespace preflight::trial {
