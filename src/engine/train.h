@@ -5,9 +5,14 @@
 // Contract
 // - Ownership: Train owns everything it allocates and frees it before returning; the caller
 //   owns the options, the documents and the callback, which must outlive the call.
-// - Thread-safety: NOT safe to call concurrently in one process. Train sets the process-wide
-//   OpenMP and BLAS thread counts (options.threads) and uses every one of those threads. Run
-//   concurrent trainings in separate processes.
+// - Thread-safety: safe to call concurrently from several threads of one process (outside any
+//   OpenMP parallel region), each call with its own options: the thread count Train sets
+//   (options.threads, engine/blas.h SetThreads) is the calling thread's (OpenMP's is a per-thread
+//   setting, and so is Sgemm's; the BLAS's own pool is held at one thread for every caller), and
+//   the calls share nothing else but the kernels chosen once, on the first call (engine/blas.cc,
+//   engine/simd.cc). trial/concurrent_runs.h trains runs side by side this way,
+//   each on one thread. A call with threads > 1 is charged the process's CPU time, which then
+//   includes its neighbours'; one on one thread is charged its own thread's.
 // - Determinism: same options (seed, data, steps, schedule) and thread count give a
 //   bit-identical curve and final parameters, also across a kill and resume (doc/train.md).
 // - Files (when run_dir is not empty): run_dir/checkpoint.bin (doc/checkpoint-format.md) and
