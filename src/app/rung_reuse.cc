@@ -84,8 +84,10 @@ bool SameEvalWindows(const json& a, const json& b) {
          a["model"].value("context", json()) == b["model"].value("context", json());
 }
 
+// The finished trial that can lend to a rung: where it is, what it lends, its manifest.
 struct Donor {
-  RungDonor where;
+  std::string dir;
+  bool runs = false;  // same fingerprint: arms and runs; else arms only
   trial::RunFolderManifest manifest;
 };
 
@@ -97,10 +99,10 @@ std::optional<Donor> FindDonor(const std::string& ladder_dir, const trial::Trial
     std::optional<trial::RunFolderManifest> m = FinishedManifest(dir);
     if (!m) continue;
     if (WithoutForecast(m->config) == WithoutForecast(wanted)) {
-      return Donor{{dir, true}, std::move(*m)};
+      return Donor{dir, true, std::move(*m)};
     }
     if (!arms_only && DataPart(m->config) == DataPart(wanted)) {
-      arms_only = Donor{{dir, false}, std::move(*m)};
+      arms_only = Donor{dir, false, std::move(*m)};
     }
   }
   return arms_only;
@@ -110,11 +112,6 @@ std::optional<Donor> FindDonor(const std::string& ladder_dir, const trial::Trial
 
 bool SameRuns(const trial::TrialConfig& a, const trial::TrialConfig& b) {
   return WithoutForecast(a.ToJson()) == WithoutForecast(b.ToJson());
-}
-
-RungDonor FindRungDonor(const std::string& ladder_dir, const trial::TrialConfig& config) {
-  std::optional<Donor> donor = FindDonor(ladder_dir, config);
-  return donor ? donor->where : RungDonor();
 }
 
 Status LendTrial(const std::string& from_dir, const trial::RunFolderManifest& from,
@@ -143,10 +140,10 @@ Result<std::string> SeedRungFromFinishedTrial(const std::string& ladder_dir,
   if (PathExists(trial::RunFolder(config.out_dir).manifest_path())) return std::string();
   std::optional<Donor> donor = FindDonor(ladder_dir, config);
   if (!donor) return std::string();
-  PF_RETURN_IF_ERROR(LendTrial(donor->where.dir, donor->manifest, config, donor->where.runs));
-  return std::string(donor->where.runs ? "the arms and runs of the finished trial in "
-                                       : "the arms of the finished trial in ") +
-         donor->where.dir;
+  PF_RETURN_IF_ERROR(LendTrial(donor->dir, donor->manifest, config, donor->runs));
+  return std::string(donor->runs ? "the arms and runs of the finished trial in "
+                                 : "the arms of the finished trial in ") +
+         donor->dir;
 }
 
 }  // namespace preflight::app

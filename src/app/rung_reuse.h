@@ -28,13 +28,6 @@ namespace preflight::app {
 // Whether a finished trial of `a` would lend a rung of `b` its runs: the same fingerprint.
 bool SameRuns(const trial::TrialConfig& a, const trial::TrialConfig& b);
 
-// Where the finished trial that can lend to `config`'s rung is, and what it lends.
-struct RungDonor {
-  std::string dir;    // "" when there is none
-  bool runs = false;  // same fingerprint: arms and runs; else arms only
-};
-RungDonor FindRungDonor(const std::string& ladder_dir, const trial::TrialConfig& config);
-
 // Starts the trial folder `config.out_dir` with the arms of the trial folder `from_dir` (whose
 // manifest is `from`): the arm files and their selection manifests as hard links (else copies
 // renamed into place) and their records, the regime scores kept only when the eval windows

@@ -12,36 +12,12 @@ Result<Recompute> ParseRecompute(std::string_view name) {
                                  std::string(name) + "')");
 }
 
-std::string RecomputeName(Recompute r) {
-  switch (r) {
-    case Recompute::kNone:
-      return "none";
-    case Recompute::kSelective:
-      return "selective";
-    case Recompute::kFull:
-      return "full";
-  }
-  return "?";
-}
-
 Result<WeightPrecision> ParseWeightPrecision(std::string_view name) {
   if (name == "fp16" || name == "bf16") return WeightPrecision::kFp16;
   if (name == "int8") return WeightPrecision::kInt8;
   if (name == "int4") return WeightPrecision::kInt4;
   return Status::InvalidArgument("weight precision must be fp16, bf16, int8 or int4 (got '" +
                                  std::string(name) + "')");
-}
-
-std::string WeightPrecisionName(WeightPrecision p) {
-  switch (p) {
-    case WeightPrecision::kFp16:
-      return "fp16";
-    case WeightPrecision::kInt8:
-      return "int8";
-    case WeightPrecision::kInt4:
-      return "int4";
-  }
-  return "?";
 }
 
 double BytesPerParam(WeightPrecision p) {

@@ -39,12 +39,10 @@ inline constexpr double kTrainingStateBytesPerParam =
 
 enum class Recompute { kNone, kSelective, kFull };
 Result<Recompute> ParseRecompute(std::string_view name);  // "none", "selective", "full"
-std::string RecomputeName(Recompute r);
 
 enum class WeightPrecision { kFp16, kInt8, kInt4 };
 Result<WeightPrecision> ParseWeightPrecision(std::string_view name);  // fp16|bf16, int8, int4
-std::string WeightPrecisionName(WeightPrecision p);
-double BytesPerParam(WeightPrecision p);  // 2, 1, 0.5
+double BytesPerParam(WeightPrecision p);                              // 2, 1, 0.5
 
 struct ModelShape {
   double params = 0;

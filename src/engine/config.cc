@@ -15,19 +15,13 @@ const Named kNamed[] = {
     {"tiny", {.layers = 2, .d_model = 64, .heads = 2, .context = 64, .batch = 16}},
     {"small", {.layers = 4, .d_model = 128, .heads = 4, .context = 128, .batch = 32}},
     {"medium", {.layers = 6, .d_model = 256, .heads = 8, .context = 256, .batch = 16}},
-    // Pilots at the scale the regime check asks for (issue 23), for GPU trainers: about 10.9M
+    // Pilots at the scale the regime check asks for, for GPU trainers: about 10.9M
     // and 39.7M parameters.
     {"10m", {.layers = 6, .d_model = 384, .heads = 6, .context = 256, .batch = 32}},
     {"40m", {.layers = 8, .d_model = 640, .heads = 10, .context = 256, .batch = 32}},
 };
 
 }  // namespace
-
-std::vector<std::string> ModelNames() {
-  std::vector<std::string> names;
-  for (const Named& n : kNamed) names.emplace_back(n.name);
-  return names;
-}
 
 Result<ModelConfig> NamedModel(std::string_view name) {
   for (const Named& n : kNamed) {

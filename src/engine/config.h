@@ -30,7 +30,6 @@ struct ModelConfig {
 // 256, batch 32; both sized for GPU trainers, doc/trainers.md). Unknown names: InvalidArgument
 // listing the known ones.
 Result<ModelConfig> NamedModel(std::string_view name);
-std::vector<std::string> ModelNames();
 
 // InvalidArgument when a size is not positive, d_model % heads != 0, or vocab is not 257.
 Status ValidateModel(const ModelConfig& config);

@@ -93,11 +93,6 @@ void MatmulBackward(float* dinp, float* dweight, float* dbias, const float* dout
   if (dbias != nullptr) AddColumnSums(dbias, dout, N, OC);
 }
 
-void ResidualForward(float* out, const float* a, const float* b, int N) {
-#pragma omp parallel for schedule(static)
-  for (int i = 0; i < N; i++) out[i] = a[i] + b[i];
-}
-
 // ---------------------------------------------------------------------------------------------
 namespace reference {
 

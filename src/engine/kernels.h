@@ -87,9 +87,6 @@ void CrossEntropyForward(float* losses, float* lse, const float* logits, const i
 void CrossEntropyBackward(float* logits, const float* lse, const int* targets, float dloss, int N,
                           int V);
 
-// out[i] = a[i] + b[i]
-void ResidualForward(float* out, const float* a, const float* b, int N);
-
 namespace reference {
 // Plain loops, llm.c-style: the statement of what the fast kernels compute.
 void LayerNormForward(float* out, float* mean, float* rstd, const float* inp, const float* weight,
