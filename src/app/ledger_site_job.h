@@ -30,8 +30,8 @@ struct LedgerSiteOutcome {
   size_t trials = 0, ladders = 0, batteries = 0, trains = 0, scores = 0;
 };
 
-// Typed rows from receipts in ledger order. Display only: a fact a receipt lacks (an older
-// receipt's forecast probability, a trial's regime) is left absent, never an error. A trial's
+// Typed rows from receipts in ledger order. Display only: a fact a receipt lacks (a forecast
+// receipt's probability, a trial's regime) is left absent, never an error. A trial's
 // report.html is linked only when the receipt records its folder and the file is still there.
 report::SiteData SiteDataFromReceipts(const std::vector<nlohmann::json>& receipts,
                                       const std::string& ledger_path);

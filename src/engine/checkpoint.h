@@ -20,7 +20,7 @@ inline constexpr uint32_t kCheckpointVersion = 2;
 struct CheckpointEvalPoint {
   int64_t step = 0;
   double eval_bpb = 0;
-  // Cumulative training compute at this eval (absent in older files: -1).
+  // Cumulative training compute at this eval (-1 in a file that does not record it).
   double flops = -1, train_seconds = -1, core_seconds = -1;
 };
 

@@ -46,8 +46,8 @@ std::string Fingerprint(const TrainOptions& o, const std::string& data_hash,
   j["min_lr_ratio"] = o.min_lr_ratio;
   j["adamw"] = {o.beta1, o.beta2, o.weight_decay};
   j["grad_clip"] = o.grad_clip;
-  // Only a scheduled run carries the key, so plain runs keep their fingerprints (and resume
-  // from checkpoints written before schedules existed).
+  // Only a scheduled run carries the key, so a plain run's fingerprint is that of a run with
+  // no schedule at all (and it resumes from a checkpoint without one).
   if (!o.schedule.empty()) j["schedule"] = o.schedule;
   j["data_tokens_sha256"] = data_hash;
   j["eval_tokens_sha256"] = eval_hash;
@@ -276,7 +276,7 @@ Status Resume(RunState& r, Checkpoint c) {
   }
   r.prior_train_seconds = c.train_seconds;
   r.prior_core_seconds = c.core_seconds;
-  // A checkpoint from before schedules existed is of a plain run: every step cost the same.
+  // A checkpoint without flops is of a plain run: every step cost the same.
   r.flops_done = c.flops >= 0 ? c.flops : static_cast<double>(c.step) * r.result.flops_per_step;
   r.train_core_seconds = std::max(0.0, c.train_core_seconds);
   r.frozen_at = c.frozen_at;

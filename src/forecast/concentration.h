@@ -1,5 +1,5 @@
 #pragma once
-// How concentrated the curated quarter is, against a random quarter of the same pool (issue 33):
+// How concentrated the curated quarter is, against a random quarter of the same pool:
 // does it keep the pool's kinds of text, or a few of them? A pool carries no reliable source
 // label, so its kinds are found: each document's profile is its hashed byte-bigram counts,
 // L2-normalised, and the random quarter's documents (a sample of the pool) are grouped into k

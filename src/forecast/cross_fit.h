@@ -1,5 +1,5 @@
 #pragma once
-// Cross-fitted signals (issue 33): what a curated quarter holds for this target, measured on
+// Cross-fitted signals: what a curated quarter holds for this target, measured on
 // target text its selection did not read. The trial's curated arm was selected with all of
 // T_sel, so any signal measured on T_sel itself is measured in sample: the selection chose the
 // documents most like these very bytes. Here T_sel's documents are split in two halves (by

@@ -1,6 +1,6 @@
 #pragma once
 // Which labelled trials a calibration is fitted on when its ledger holds forecasts of different
-// ages: a signal added to the forecast (issue 33's cross-fitted ones) is missing from the
+// ages: a signal added to the forecast (e.g. the cross-fitted ones) is missing from the
 // forecasts made before it, and a candidate must be measured on every example it is compared
 // on. So the calibration uses the newest signals when at least half of its trials carry them:
 // the trials whose forecasts lack any signal that half or more of the trials carry are set

@@ -1,5 +1,5 @@
 #pragma once
-// A cheap model's learning curve on each arm, at the pilot's token schedule (issue 33): an
+// A cheap model's learning curve on each arm, at the pilot's token schedule: an
 // interpolated Witten-Bell byte n-gram model (trial/byte_ngram.h, of the order the regime check
 // uses) fitted on the first k steps' worth of the windows a trial's run would read from the arm,
 // for a few k up to the pilot's budget, and scored on documents of the target that the arm's

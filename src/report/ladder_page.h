@@ -56,7 +56,7 @@ struct LadderPageData {
   trial::LadderTrend trend;
   std::optional<trial::LadderProjection> projection;
   // A keep ladder: per rung (parallel to rungs) its fractions, the trend of the best fraction
-  // and the recommendation. Empty for a ladder of one --keep, whose page is as it was.
+  // and the recommendation. Empty for a ladder of one --keep, whose page then has no keep parts.
   std::vector<LadderPageKeeps> keeps;
   std::optional<trial::KeepTrend> keep_trend;
   std::optional<trial::KeepRecommendation> recommendation;

@@ -29,7 +29,7 @@ using Bounds = std::pair<double, double>;  // an interval [lo, hi]
 struct SiteForecast {
   std::string hash;                        // the forecast receipt's hash; "" when none was tested
   std::string verdict;                     // "curate" | "random" | "uncertain"; "" when unknown
-  std::optional<double> probability;       // older receipts carry none
+  std::optional<double> probability;       // absent when the receipt records none
   std::optional<double> predicted_saving;  // in [-1, 1]
   std::optional<Bounds> interval;          // the forecast's own interval
   double interval_level = 0.8;

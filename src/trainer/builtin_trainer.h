@@ -1,7 +1,8 @@
 #pragma once
 // `--trainer builtin` (the default and the reference): the C++ engine (engine/train.h) in this
 // process, on the arm's JSONL file, resuming from the run folder's checkpoint.bin. Its results are
-// exactly the engine's: a trial on it gives, bit for bit, what trials gave before trainers existed.
+// exactly the engine's: a run on it gives, bit for bit, the curve engine::Train gives for the same
+// options.
 
 #include "trainer/trainer.h"
 

@@ -22,7 +22,7 @@
 // killed by one), "stopped" ("" or why preflight ended it: a timeout), "wall_seconds",
 // "cpu_seconds" (this launch's), "earlier_wall_seconds", "earlier_cpu_seconds" (the sums over
 // the run's earlier launches that ended; a launch killed with preflight counts for nothing)}.
-// Folders written before owner_pid, owner_start and stopped existed read as 0, 0 and "".
+// A launch.json without owner_pid, owner_start or stopped reads them as 0, 0 and "".
 // Not thread-safe: one thread starts and polls launches (the parallel executor does).
 
 #include <sys/types.h>

@@ -33,8 +33,7 @@ nlohmann::json LaunchPricesToJson(const LaunchPrices& prices);
 Result<LaunchPrices> LaunchPricesFromJson(const JsonReader& json);
 
 // The net's prices: dollars per charged second of f and per core-second of an arm's cost
-// (unit "USD"); unresolved prices (a folder written before prices existed) keep the 1:1 rule in
-// seconds it was made with.
+// (unit "USD"); unresolved prices (a folder that records none) keep the 1:1 rule in seconds.
 NetPrices NetPricesOf(const LaunchPrices& prices);
 
 }  // namespace preflight::trial

@@ -50,7 +50,7 @@ struct Arm {
 // engine's net is in core-seconds (both 1: its f is core-seconds per step too); a launched
 // trainer's is in dollars (doc/trainers.md, "What a launched run costs"): f's charged seconds at
 // the device's price, the arms' core-seconds at a CPU core's. Multiplying by 1 is exact, so a
-// net in core-seconds is what it was before prices existed.
+// net in core-seconds has the same bits as the unpriced arithmetic's.
 struct NetPrices {
   double step_second = 1;             // per second of f
   double core_second = 1;             // per core-second of c_arm, c_baseline

@@ -44,7 +44,8 @@ struct TrialPlan {
   }
 
   // The plan's keys of a trial's or a forecast's config (their fingerprints): the fields only
-  // where they are not the defaults, so that older fingerprints stay as they were.
+  // where they are not the defaults, so that a field added with a default leaves the
+  // fingerprint of a plan at that default unchanged (its recorded trials still match).
   nlohmann::json PlanJson() const {
     nlohmann::json j = {{"pool", pool},
                         {"target_select", target_select},

@@ -251,7 +251,7 @@ json TrainerJson(const TrialOutcome& o) {
   j["step_seconds"] = o.core_seconds_per_step;
   j["runs"] = runs;
   j["net_unit"] = p.unit;
-  if (p.unit != "USD") {  // a folder written before prices existed: the rule it was made with
+  if (p.unit != "USD") {  // a folder that records no prices: the 1:1 rule in seconds
     j["net_rule"] =
         std::string(kChargedSeconds) + "; selection core-seconds charged 1:1 against those seconds";
     j["prices"] = nullptr;

@@ -65,7 +65,7 @@ struct RunRecord : trainer::ScheduleFacts {
   int64_t tokens_per_step = 0, steps = 0, params = 0;
   double core_seconds = 0, train_seconds = 0, tokens_per_second = 0;
   // A run of a launched trainer (torch, cmd): how it was measured and charged. Absent for the
-  // builtin's runs (their JSON is what it was before trainers existed).
+  // builtin's runs (their JSON has no "launch" key).
   std::optional<trainer::LaunchFacts> launch;
 };
 
@@ -77,7 +77,7 @@ struct RunFolderManifest {
   // The forecast's measured cost, charged to the curated arm (the config names its receipt).
   double forecast_core_seconds = 0;
   // A launched trainer's prices as last run (unresolved, and absent from the file, for the
-  // builtin and for folders written before prices existed).
+  // builtin and for a trial.json that records none).
   LaunchPrices prices;
   bool done = false;
 };
