@@ -43,6 +43,8 @@ void ColumnReader::Start(const Column& column, const ChunkSpec& spec, int64_t nu
   width_ = FixedWidth(column);
   has_dictionary_ = false;
   dictionary_size_ = 0;
+  encoding_ = kPlain;
+  previous_ = {};
 }
 
 Status ColumnReader::PageError(const std::string& what) const {
@@ -55,6 +57,12 @@ Status ColumnReader::LevelError() const {
 }
 
 Status ColumnReader::LoadPage() {
+  // DELTA_BYTE_ARRAY: the last value outlives its page, for the writers that let the next page's
+  // first value share a prefix with it (parquet-mr before PARQUET-246 was fixed).
+  if (encoding_ == kDeltaByteArray) {
+    carried_.assign(previous_);
+    previous_ = carried_;
+  }
   while (true) {
     Page page;
     PF_ASSIGN_OR_RETURN(bool got, pages_.Next(&page, &data_buffer_, &dictionary_buffer_));
@@ -234,7 +242,6 @@ Status ColumnReader::StartDelta(int32_t encoding, const uint8_t* p, const uint8_
   if (!suffixes_.Init(p_, static_cast<size_t>(end - p_), &error)) return PageError(error);
   if (!suffixes_.Measure(&bytes, &error)) return PageError(error);
   p_ += bytes;
-  previous_ = {};
   return Status::Ok();
 }
 

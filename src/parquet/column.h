@@ -98,6 +98,7 @@ class ColumnReader {
   std::string assembled_[2];  // DELTA_BYTE_ARRAY: the value being built and the previous one
   int current_ = 0;
   std::string_view previous_;
+  std::string carried_;                       // the previous page's last value
   size_t split_count_ = 0, split_index_ = 0;  // BYTE_STREAM_SPLIT
 };
 

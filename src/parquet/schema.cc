@@ -17,43 +17,8 @@ bool IsStringAnnotated(const SchemaElement& e) {
          e.converted_type == kConvertedJson;
 }
 
-// The logical annotation as written in messages: "STRING", "TIMESTAMP(MICROS, UTC)", ...
-std::string AnnotationName(const SchemaElement& e) {
-  const LogicalType& l = e.logical;
-  switch (l.kind) {
-    case LogicalType::kString:
-      return "STRING";
-    case LogicalType::kMap:
-      return "MAP";
-    case LogicalType::kList:
-      return "LIST";
-    case LogicalType::kEnum:
-      return "ENUM";
-    case LogicalType::kDecimal:
-      return "DECIMAL(" + std::to_string(l.precision) + ", " + std::to_string(l.scale) + ")";
-    case LogicalType::kDate:
-      return "DATE";
-    case LogicalType::kTime:
-      return std::string("TIME(") + kUnits[l.unit] + ")";
-    case LogicalType::kTimestamp:
-      return std::string("TIMESTAMP(") + kUnits[l.unit] + (l.adjusted_to_utc ? ", UTC)" : ")");
-    case LogicalType::kInteger:
-      return std::string(l.is_signed ? "INT(" : "UINT(") + std::to_string(l.bit_width) + ")";
-    case LogicalType::kUnknown:
-      return "NULL";
-    case LogicalType::kJson:
-      return "JSON";
-    case LogicalType::kBson:
-      return "BSON";
-    case LogicalType::kUuid:
-      return "UUID";
-    case LogicalType::kFloat16:
-      return "FLOAT16";
-    case LogicalType::kOther:
-      return "a newer logical type";
-    case LogicalType::kNone:
-      break;
-  }
+// The deprecated ConvertedType's name, or "".
+std::string ConvertedName(int32_t converted_type) {
   static const char* const kConverted[] = {"UTF8",
                                            "MAP",
                                            "MAP_KEY_VALUE",
@@ -76,10 +41,31 @@ std::string AnnotationName(const SchemaElement& e) {
                                            "JSON",
                                            "BSON",
                                            "INTERVAL"};
-  if (e.converted_type >= 0 && e.converted_type <= kConvertedInterval) {
-    return kConverted[e.converted_type];
+  if (converted_type < 0 || converted_type > kConvertedInterval) return "";
+  return kConverted[converted_type];
+}
+
+// The logical annotation as written in messages: "STRING", "TIMESTAMP(MICROS, UTC)", ...
+std::string AnnotationName(const SchemaElement& e) {
+  const LogicalType& l = e.logical;
+  switch (l.kind) {
+    case LogicalType::kDecimal:
+      return "DECIMAL(" + std::to_string(l.precision) + ", " + std::to_string(l.scale) + ")";
+    case LogicalType::kTime:
+      return std::string("TIME(") + kUnits[l.unit] + ")";
+    case LogicalType::kTimestamp:
+      return std::string("TIMESTAMP(") + kUnits[l.unit] + (l.adjusted_to_utc ? ", UTC)" : ")");
+    case LogicalType::kInteger:
+      return std::string(l.is_signed ? "INT(" : "UINT(") + std::to_string(l.bit_width) + ")";
+    case LogicalType::kNone:
+      return ConvertedName(e.converted_type);
+    default:
+      break;
   }
-  return "";
+  static const char* const kNames[] = {
+      "", "STRING", "MAP",  "LIST", "ENUM", "",     "DATE",    "",
+      "", "",       "NULL", "JSON", "BSON", "UUID", "FLOAT16", "a newer logical type"};
+  return kNames[l.kind];
 }
 
 // Integers: unsigned, a date, a timestamp, a decimal or a plain number.

@@ -53,6 +53,20 @@ TEST(ParquetJson, StringsRoundTripByteForByte) {
   EXPECT_EQ(out, R"("a\"b\\c\nd\te")");
 }
 
+// The escaper skips eight bytes at a time: a character to escape at any position is still found.
+TEST(ParquetJson, EscapesAreFoundAtEveryAlignment) {
+  for (char special : {'"', '\\', '\n', '\x01', '\x1f'}) {
+    for (size_t at = 0; at < 24; ++at) {
+      std::string text = "abcdefghijklmnopqrstuvwxyz\xc3\xa9";
+      text[at] = special;
+      std::string out;
+      AppendJsonString(text, &out);
+      EXPECT_EQ(nlohmann::json::parse(out).get<std::string>(), text) << at;
+      EXPECT_EQ(out.size(), text.size() + 2 + (special == '\x01' || special == '\x1f' ? 5 : 1));
+    }
+  }
+}
+
 TEST(ParquetJson, BytesThatAreNotUtf8BecomeReplacementCharacters) {
   std::string out;
   AppendJsonStringRepairing(

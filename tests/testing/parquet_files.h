@@ -182,7 +182,8 @@ inline std::string TinyPage(const TinyParquet& spec) {
   return levels + values;
 }
 
-inline std::string BuildTinyParquet(const TinyParquet& spec) {
+// The column chunk: one page header and its page.
+inline std::string TinyChunk(const TinyParquet& spec) {
   const std::string body = TinyPage(spec);
   CompactWriter header;
   header.I32(1, 0);  // DATA_PAGE
@@ -199,8 +200,11 @@ inline std::string BuildTinyParquet(const TinyParquet& spec) {
   header.I32(4, 3);
   header.End();
   header.End();
-  const std::string chunk = header.bytes() + body;
+  return header.bytes() + body;
+}
 
+inline std::string BuildTinyParquet(const TinyParquet& spec) {
+  const std::string chunk = TinyChunk(spec);
   CompactWriter f;
   f.I32(1, 1);
   f.List(2, CompactWriter::kStruct, 2);
