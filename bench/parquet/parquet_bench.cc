@@ -29,14 +29,9 @@ int Usage() {
   return 2;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  if (argc < 3) return Usage();
-  const std::string mode = argv[1];
-  if (mode != "text" && mode != "json") return Usage();
-  preflight::parquet::ReadRequest request;
-  request.carry_columns = mode == "json";
+// The files, and the request the options make.
+std::vector<std::string> ParseArgs(int argc, char** argv, preflight::parquet::ReadRequest* out) {
+  preflight::parquet::ReadRequest& request = *out;
   std::vector<std::string> files;
   for (int i = 2; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -52,6 +47,18 @@ int main(int argc, char** argv) {
       files.push_back(arg);
     }
   }
+  return files;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 3) return Usage();
+  const std::string mode = argv[1];
+  if (mode != "text" && mode != "json") return Usage();
+  preflight::parquet::ReadRequest request;
+  request.carry_columns = mode == "json";
+  const std::vector<std::string> files = ParseArgs(argc, argv, &request);
   uint64_t rows = 0, bad = 0, text_bytes = 0, out_bytes = 0;
   const double start = CpuSeconds();
   std::string line;
