@@ -138,6 +138,8 @@ Status ColumnReader::StartLevels(const Page& page, const uint8_t** p, const uint
     if (h.num_nulls < 0 || h.num_nulls > h.num_values) return PageError("a wrong null count");
     *p += h.repetition_levels_byte_length;
     const size_t bytes = static_cast<size_t>(h.definition_levels_byte_length);
+    // A page of no nulls whose writer left its levels out is all defined.
+    if (bytes == 0 && h.num_nulls == 0) has_levels_ = false;
     if (has_levels_) levels_.Init(*p, bytes, 1);
     *p += bytes;
     return Status::Ok();

@@ -141,10 +141,11 @@ TEST(ParquetCorrupt, FlippedBytesGiveAStatusNeverACrash) {
   EXPECT_GT(errors, cases / 10);
 }
 
-TEST(ParquetCorrupt, TinyFileReadsWithBothLevelEncodingsAndACrc) {
+TEST(ParquetCorrupt, TinyFileReadsWithBothLevelEncodingsACrcAndALongPageHeader) {
   for (bool bit_packed : {false, true}) {
     for (bool crc : {false, true}) {
       TinyParquet spec;
+      spec.statistics_bytes = crc ? 3 << 20 : 0;  // past the first read of a page header
       spec.texts = {"alpha", std::nullopt, "gamma", "", std::nullopt, "zeta", "eta", "theta", "i"};
       spec.bit_packed_levels = bit_packed;
       spec.crc = crc;

@@ -143,6 +143,7 @@ struct TinyParquet {
   bool encryption_algorithm = false;  // in the footer
   std::string file_path;              // the column chunk's
   std::string column = "text";
+  size_t statistics_bytes = 0;  // a page header this much longer (page statistics)
 };
 
 inline uint32_t TinyCrc32(std::string_view bytes) {
@@ -198,6 +199,11 @@ inline std::string TinyChunk(const TinyParquet& spec) {
   header.I32(2, 0);                               // PLAIN
   header.I32(3, spec.bit_packed_levels ? 4 : 3);  // BIT_PACKED or RLE
   header.I32(4, 3);
+  if (spec.statistics_bytes > 0) {  // Statistics.max_value
+    header.Begin(5);
+    header.Binary(5, std::string(spec.statistics_bytes, 'z'));
+    header.End();
+  }
   header.End();
   header.End();
   return header.bytes() + body;
