@@ -12,6 +12,8 @@
 
 namespace {
 
+constexpr uint64_t kMaxRows = 200000;
+
 void ReadOnce(const std::string& path, preflight::parquet::ReadRequest request) {
   auto reader = preflight::parquet::Reader::Open(path, request);
   if (!reader.ok()) return;
@@ -22,6 +24,8 @@ void ReadOnce(const std::string& path, preflight::parquet::ReadRequest request) 
     auto more = (*reader)->Next(&row);
     if (!more.ok()) return;
     if (!*more) break;
+    // A few bytes of RLE can hold millions of null rows: a long read is not a hang to report.
+    if (rows == kMaxRows) return;
     if (rows > 0 && row.row_in_file <= last) std::abort();  // Rows come in file order.
     last = row.row_in_file;
     json.clear();

@@ -24,7 +24,9 @@
 //   page header or page (a length past its bounds, a bad varint, a CRC mismatch, a dictionary
 //   index past the dictionary, values that end before their rows, a page larger than
 //   ReadRequest::max_page_bytes uncompressed, a decompressor's error). Every length read from
-//   the file is checked against the bytes that hold it before it is used or allocated.
+//   the file is checked against the bytes that hold it before it is used or allocated; a page's
+//   uncompressed size against what its codec can expand to (snappy and zstd record it, LZ4 and
+//   deflate expand at most 255 and 1032 times) and against max_page_bytes.
 //   InvalidArgument for what the file is (encrypted, unsupported codec, wrong column), NotFound
 //   for a missing file, Corruption for damage, IOError for a failed read.
 // BAD ROWS (not errors): a null text (an OPTIONAL text column) and text that is not UTF-8 come
