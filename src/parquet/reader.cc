@@ -72,6 +72,8 @@ struct Reader::State {
   }
   Result<ChunkSpec> Chunk(int g, const Column& c);
   void ComputeBounds();
+  uint64_t Start(int g) const;
+  uint64_t End(int g) const;
 };
 
 Result<ChunkSpec> Reader::State::Chunk(int g, const Column& c) {
@@ -300,12 +302,30 @@ const std::string& Reader::created_by() const { return state_->meta.created_by; 
 uint64_t Reader::file_bytes() const { return state_->file.size(); }
 uint64_t Reader::bytes_read() const { return state_->file.bytes_read(); }
 
+// Row group g spans [Start(g), End(g + 1)): the first starts at 0, the last ends at the end.
+uint64_t Reader::State::Start(int g) const {
+  const int n = static_cast<int>(meta.row_groups.size());
+  return g == 0 ? 0 : (g >= n ? file.size() : bounds[g]);
+}
+
+uint64_t Reader::State::End(int g) const {
+  return g >= static_cast<int>(meta.row_groups.size()) ? file.size() : Start(g);
+}
+
+RowGroupInfo Reader::row_group(int group) const {
+  const State& s = *state_;
+  RowGroupInfo info;
+  info.rows = s.first_row[group + 1] - s.first_row[group];
+  info.first_row = s.first_row[group];
+  info.begin = s.Start(group);
+  info.end = s.End(group + 1);
+  return info;
+}
+
 uint64_t Reader::progress_bytes() const {
   const State& s = *state_;
-  const int n = static_cast<int>(s.meta.row_groups.size());
-  // Row group g spans [start(g), end(g + 1)): the first starts at 0, the last ends at the end.
-  auto start = [&](int g) { return g == 0 ? 0 : (g >= n ? s.file.size() : s.bounds[g]); };
-  auto end = [&](int g) { return g >= n ? s.file.size() : start(g); };
+  auto start = [&](int g) { return s.Start(g); };
+  auto end = [&](int g) { return s.End(g); };
   const uint64_t base = start(s.first_group);
   if (s.group < s.first_group) return 0;
   if (s.group >= s.end_group) return end(s.end_group) - base;

@@ -84,6 +84,13 @@ struct Row {
   std::span<const Value> values;
 };
 
+// A row group as a caller planning parallel reads sees it.
+struct RowGroupInfo {
+  uint64_t rows = 0;
+  uint64_t first_row = 0;       // its first row's index in the file
+  uint64_t begin = 0, end = 0;  // the bytes it spans, in progress_bytes()'s units
+};
+
 class Reader {
  public:
   // Reads and checks the footer and the schema, and resolves the columns asked for.
@@ -106,8 +113,9 @@ class Reader {
   const Column& text_column() const { return *outputs_[text_slot_]; }
 
   int num_row_groups() const;
-  uint64_t num_rows() const;       // of the whole file (every row group)
-  uint64_t rows_in_range() const;  // of the row groups asked for
+  RowGroupInfo row_group(int group) const;  // 0 <= group < num_row_groups()
+  uint64_t num_rows() const;                // of the whole file (every row group)
+  uint64_t rows_in_range() const;           // of the row groups asked for
   const std::string& created_by() const;
   uint64_t file_bytes() const;
   // Bytes read from disk so far (the footer included).

@@ -264,6 +264,11 @@ TEST(ParquetFixtures, RowGroupRangesReadTheirRowsWithFileWidePositions) {
     ++n;
   }
   EXPECT_EQ(n, (*part)->rows_in_range());
+  const RowGroupInfo info = (*part)->row_group(1);
+  EXPECT_EQ(info.rows, n);
+  EXPECT_EQ(info.first_row, first);
+  EXPECT_EQ(last_progress, info.end - info.begin);  // after its last row: all of its bytes
+  EXPECT_EQ((*part)->progress_bytes(), info.end - info.begin);
   EXPECT_EQ(n, static_cast<uint64_t>(std::count(groups.begin(), groups.end(), 1)));
   EXPECT_LT((*part)->progress_bytes(), (*part)->file_bytes());
 }
