@@ -16,6 +16,9 @@ namespace preflight::parquet {
 namespace {
 constexpr size_t kReadAhead = size_t{1} << 20;
 constexpr size_t kFirstHeaderRead = 256;
+// A footer describes columns and row groups in a few bytes each: thousands of both fit in a few
+// MiB. A larger length is damage, and is refused before it is allocated and read.
+constexpr uint32_t kMaxFooterBytes = uint32_t{256} << 20;
 }  // namespace
 
 InputFile::~InputFile() {
@@ -82,6 +85,10 @@ Status ReadFooter(InputFile& file, FileMeta* meta, uint64_t* data_end) {
   if (footer > size - 12) {
     return Status::Corruption(name + ": the footer's length (" + std::to_string(footer) +
                               " bytes) is more than the file holds; the file is damaged");
+  }
+  if (footer > kMaxFooterBytes) {
+    return Status::Corruption(name + ": a footer of " + std::to_string(footer) +
+                              " bytes (over 256 MiB): the file is damaged");
   }
   *data_end = size - 8 - footer;
   std::unique_ptr<uint8_t[]> bytes(new uint8_t[footer + 1]);

@@ -40,7 +40,8 @@ class InputFile {
 };
 
 // Checks the magic numbers ("PAR1" at both ends; "PARE", encryption, is refused) and decodes the
-// footer into `meta`; `data_end` is where the footer starts (every page lies before it).
+// footer (at most 256 MiB) into `meta`; `data_end` is where the footer starts (every page lies
+// before it).
 Status ReadFooter(InputFile& file, FileMeta* meta, uint64_t* data_end);
 
 // Where a chunk is and how it is read.

@@ -226,6 +226,22 @@ TEST(ParquetCorrupt, MagicFooterAndPageLimitsAreChecked) {
   long_footer[long_footer.size() - 8] = '\x7f';
   long_footer[long_footer.size() - 5] = '\x7f';
   EXPECT_EQ(refusal(long_footer).rfind(": the footer's length (", 0), 0u);
+  {  // A 300 MiB file (sparse) whose footer would be 257 MiB: refused before it is read.
+    const std::string big = Scratch("big.parquet");
+    testing::WriteText(big, "PAR1");
+    std::filesystem::resize_file(big, 300u << 20);
+    std::FILE* f = std::fopen(big.c_str(), "r+b");
+    ASSERT_NE(f, nullptr);
+    const uint32_t footer_len = 257u << 20;
+    std::fseek(f, -8, SEEK_END);
+    std::fwrite(&footer_len, 4, 1, f);
+    std::fwrite("PAR1", 1, 4, f);
+    std::fclose(f);
+    const Status st = ReadAll(big);
+    EXPECT_EQ(st.message(),
+              big + ": a footer of 269484032 bytes (over 256 MiB): the file is damaged");
+    std::filesystem::remove(big);
+  }
   std::string garbage_footer = good;
   garbage_footer[garbage_footer.size() - 9] = '\x0c';  // the footer's final stop: a struct
   EXPECT_EQ(refusal(garbage_footer).rfind(": corrupt footer (", 0), 0u);
