@@ -388,8 +388,8 @@ bool ParsePageHeaderFields(Decoder& d, PageHeader* h) {
   }
   if (!d.r.ok()) return false;
   if (h->type < 0) return d.Missing("type");
-  if (h->uncompressed_size < 0) return d.Missing("uncompressed_page_size");
-  return h->compressed_size >= 0 || d.Missing("compressed_page_size");
+  if (h->uncompressed_size < 0) return d.Missing("uncompressed_page_size (or it is negative)");
+  return h->compressed_size >= 0 || d.Missing("compressed_page_size (or it is negative)");
 }
 
 std::string Describe(const Decoder& d, const char* root) {
