@@ -12,6 +12,11 @@ find_package(OpenSSL REQUIRED)           # libssl-dev: SHA-256 of inputs and rec
 pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)        # libzstd-dev: .jsonl.zst
 find_package(ZLIB REQUIRED)              # zlib1g-dev: .jsonl.gz
 pkg_check_modules(FASTTEXT REQUIRED IMPORTED_TARGET fasttext)   # libfasttext-dev: classifier
+# Parquet pages (src/parquet): libsnappy-dev, liblz4-dev, libbrotli-dev. Brotli's decoder needs
+# its common library named too, for the static link of the bundle (cmake/Bundle.cmake).
+pkg_check_modules(SNAPPY REQUIRED IMPORTED_TARGET snappy)
+pkg_check_modules(LZ4 REQUIRED IMPORTED_TARGET liblz4)
+pkg_check_modules(BROTLIDEC REQUIRED IMPORTED_TARGET libbrotlidec libbrotlicommon)
 
 set(_found_line "")
 macro(preflight_report name found detail)
@@ -90,7 +95,8 @@ find_package(Python3 QUIET COMPONENTS Interpreter)
 
 message(STATUS "preflight: required: simdjson ${simdjson_VERSION}, nlohmann_json ${nlohmann_json_VERSION}, "
                "CLI11 ${CLI11_VERSION}, fmt ${fmt_VERSION}, OpenSSL ${OPENSSL_VERSION}, "
-               "zstd ${ZSTD_VERSION}, zlib ${ZLIB_VERSION_STRING}, fastText (found; its .pc has no version), OpenMP ${OpenMP_CXX_VERSION}")
+               "zstd ${ZSTD_VERSION}, zlib ${ZLIB_VERSION_STRING}, snappy ${SNAPPY_VERSION}, "
+               "lz4 ${LZ4_VERSION}, brotli ${BROTLIDEC_libbrotlidec_VERSION}, fastText (found; its .pc has no version), OpenMP ${OpenMP_CXX_VERSION}")
 preflight_report("BLIS" PREFLIGHT_HAVE_BLIS "(${BLIS_LIBRARY})")
 preflight_report("OpenBLAS" PREFLIGHT_HAVE_OPENBLAS "(${OPENBLAS_LIBRARY})")
 preflight_report("GoogleTest" GTest_FOUND "(tests)")
