@@ -142,7 +142,8 @@ void Reader::State::ComputeBounds() {
 Reader::Reader(std::unique_ptr<State> state) : state_(std::move(state)) {}
 Reader::~Reader() = default;
 
-Result<std::unique_ptr<Reader>> Reader::Open(const std::string& path, const ReadRequest& request) {
+Result<std::unique_ptr<Reader::State>> Reader::LoadFooter(const std::string& path,
+                                                          const ReadRequest& request) {
   auto state = std::make_unique<State>();
   State& s = *state;
   s.request = request;
@@ -164,9 +165,28 @@ Result<std::unique_ptr<Reader>> Reader::Open(const std::string& path, const Read
   }
   s.first_row.push_back(rows);
   s.ComputeBounds();
+  return state;
+}
+
+Result<std::unique_ptr<Reader>> Reader::Open(const std::string& path, const ReadRequest& request) {
+  PF_ASSIGN_OR_RETURN(std::unique_ptr<State> state, LoadFooter(path, request));
   std::unique_ptr<Reader> reader(new Reader(std::move(state)));
   PF_RETURN_IF_ERROR(reader->Resolve());
   return reader;
+}
+
+Result<FileLayout> ReadLayout(const std::string& path, const std::string& display_name) {
+  ReadRequest request;
+  request.display_name = display_name;
+  PF_ASSIGN_OR_RETURN(std::unique_ptr<Reader::State> state, Reader::LoadFooter(path, request));
+  // A reader over no columns: its row-group arithmetic is what a reader of them would give.
+  Reader reader(std::move(state));
+  FileLayout layout;
+  layout.file_bytes = reader.file_bytes();
+  layout.num_rows = reader.num_rows();
+  for (int g = 0; g < reader.num_row_groups(); ++g)
+    layout.row_groups.push_back(reader.row_group(g));
+  return layout;
 }
 
 }  // namespace preflight::parquet

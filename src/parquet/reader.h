@@ -91,6 +91,16 @@ struct RowGroupInfo {
   uint64_t begin = 0, end = 0;  // the bytes it spans, in progress_bytes()'s units
 };
 
+// What a caller planning parallel reads needs of a file, from its footer alone (no column is
+// resolved or read): the same checks of the footer and schema as Reader::Open.
+struct FileLayout {
+  uint64_t file_bytes = 0;
+  uint64_t num_rows = 0;
+  std::vector<RowGroupInfo> row_groups;
+};
+// `display_name`: how messages name the file (default: the path).
+Result<FileLayout> ReadLayout(const std::string& path, const std::string& display_name = "");
+
 class Reader {
  public:
   // Reads and checks the footer and the schema, and resolves the columns asked for.
@@ -128,6 +138,9 @@ class Reader {
  private:
   struct State;
   explicit Reader(std::unique_ptr<State> state);
+  static Result<std::unique_ptr<State>> LoadFooter(const std::string& path,
+                                                   const ReadRequest& request);
+  friend Result<FileLayout> ReadLayout(const std::string& path, const std::string& display_name);
   Status Resolve();
   Status StartRowGroup(int group);
   void Fill(Row* row);
