@@ -30,18 +30,24 @@
 
 namespace preflight::corpus {
 
-// A non-blank line of a JSONL shard, or a plain-text shard's one document.
+// A non-blank line of a JSONL shard, a plain-text shard's one document, or a Parquet row.
 struct ChunkRecord {
   // The raw JSONL line without its '\n'; for a plain-text document its synthesized line
-  // {"id": path in the folder, "text": content} (empty when the document is bad).
+  // {"id": path in the folder, "text": content} (empty when the document is bad); for a Parquet
+  // row, with ScanRequest::lines, one JSON object of its scalar columns (else empty).
   std::string_view line;
-  // A plain-text document's content; empty for JSONL until parsed (ChunkWork::Text).
+  // A plain-text document's content or a Parquet row's text; empty for JSONL until parsed
+  // (ChunkWork::Text).
   std::string_view text;
   // Line within the shard's range, 1-based; plus ScanRequest::lines_before. 0 for plain text.
+  // A Parquet row counts as a line: row within the shard's row groups, from 1.
   int64_t line_no = 0;
-  // Why a plain-text document is bad (too large, invalid UTF-8); empty when it is not.
+  // Why a plain-text document or Parquet row is bad (too large, invalid UTF-8, null text);
+  // empty when it is not.
   std::string_view preset_bad;
-  bool plain_text = false;
+  bool has_text = false;      // `text` and `preset_bad` are given (plain text, Parquet).
+  int32_t row_group = -1;     // A Parquet row's row group (from 0); -1 for other records.
+  uint64_t row_in_group = 0;  // A Parquet row's position in its row group (from 0).
 };
 
 struct Chunk {
@@ -54,16 +60,16 @@ struct Chunk {
 // A bad record: where it is within its shard, and why.
 struct BadRecord {
   uint32_t shard = 0;
-  uint64_t record = 0;   // Shard-local index.
-  int64_t line_no = 0;   // As ChunkRecord::line_no.
+  uint64_t record = 0;  // Shard-local index.
+  int64_t line_no = 0;  // As ChunkRecord::line_no.
   std::string reason;
 };
 
 // What the read of one shard found.
 struct ShardRead {
   uint32_t shard = 0;
-  uint64_t records = 0;     // Non-blank lines (a plain-text document: 1).
-  uint64_t lines = 0;       // Lines, blank ones included (a plain-text document: 1).
+  uint64_t records = 0;  // Non-blank lines (a plain-text document: 1; Parquet: rows).
+  uint64_t lines = 0;    // Lines, blank ones included (a plain-text document: 1; rows).
   uint64_t blank = 0;
   uint64_t disk_bytes = 0;  // Read for its records (a cut file's range).
   // When the shard hashes its file (PlannedShard::hashes_file): the whole file's SHA-256 and size.
@@ -106,12 +112,15 @@ class ShardSink {
 
 struct ScanRequest {
   const ReadPlan* plan = nullptr;
-  std::vector<uint32_t> shards;      // To read, in increasing order.
+  std::vector<uint32_t> shards;  // To read, in increasing order.
   // Per shard of the plan (empty: zeros): lines of its file before it, added to line numbers.
   std::vector<int64_t> lines_before;
   const ReadOptions* read = nullptr;
   int threads = 1;
   bool hash = true;  // Hash the files (ShardRead::file_sha256); off for a pass that re-reads.
+  // Whether the sink reads ChunkRecord::line. A JSONL line is there either way; a Parquet row's
+  // line (every scalar column decoded and written as JSON) is built only when asked for.
+  bool lines = false;
   // Bytes read from disk so far, out of the shards' total; on one thread at a time.
   std::function<void(uint64_t done, uint64_t total)> progress;
 };
@@ -126,12 +135,14 @@ struct ScanFailure {
 // Reads the shards, handing every chunk to `sink`. Returns the first failure, if any.
 std::optional<ScanFailure> ScanShards(const ScanRequest& request, ShardSink& sink);
 
-// The failure as a Status naming the file and its line: "pool/a.jsonl:17: invalid UTF-8".
+// The failure as a Status naming the file and its line: "pool/a.jsonl:17: invalid UTF-8", or a
+// Parquet row's row group and row: "pool/x.parquet: row group 3, row 17: null text".
 // `lines_before`: per shard of the plan, lines of its file before it (empty: zeros).
 Status FailureStatus(const ScanFailure& failure, const ReadPlan& plan,
                      const std::vector<int64_t>& lines_before);
 
-// A bad record as the readers list it (BadLine: file, line within the file, reason).
+// A bad record as the readers list it (BadLine: file, line within the file, reason; a Parquet
+// row's row group and row in it, from the plan's row groups).
 BadLine ToBadLine(const BadRecord& bad, const ReadPlan& plan, int64_t lines_before,
                   uint64_t global_index);
 

@@ -187,7 +187,8 @@ class WriteSink : public corpus::ShardSink {
 
  private:
   std::string Id(const corpus::ChunkRecord& r, const std::string& file) const {
-    return DocumentId(r.line, ctx_.options->id_field, file, r.line_no);
+    return DocumentId(r.line, ctx_.options->id_field, file, r.line_no, r.row_group,
+                      r.row_in_group);
   }
   void Describe(uint64_t index, const corpus::ChunkRecord& r, const std::string& file) {
     auto it = explained_.find(index);
@@ -271,7 +272,7 @@ Status CountPerFile(SelectionGroup& g, const PoolPass& pool, const std::vector<K
 }  // namespace
 
 std::string DocumentId(std::string_view line, const std::string& id_field, const std::string& file,
-                       int64_t line_no) {
+                       int64_t line_no, int32_t row_group, uint64_t row_in_group) {
   // The common case, a string id named once, through simdjson's on-demand parser: it skips over
   // the text instead of building it (--annotate on a 100 MB pool: +0.37 core-seconds against
   // +0.66 with the full parse, for a 0.95 core-second dsir selection). Anything else (no id,
@@ -292,7 +293,7 @@ std::string DocumentId(std::string_view line, const std::string& id_field, const
     auto it = j.find(id_field);
     if (it != j.end()) return it->is_string() ? it->get<std::string>() : it->dump();
   }
-  return file + ":" + std::to_string(line_no);
+  return corpus::DefaultId(file, line_no, row_group, row_in_group);
 }
 
 void PickExplained(const PoolPass& pool, const Scores& scores,
@@ -343,6 +344,7 @@ Status WriteKept(const SelectionContext& ctx, const PoolPass& pool, const Scores
   req.read = &ctx.options->read;
   req.threads = ctx.threads();
   req.hash = false;
+  req.lines = true;  // The kept lines are copied out (a Parquet row's built as JSON).
   req.progress = [&ctx](uint64_t done, uint64_t total) { ctx.Report("write", done, total); };
   pool.CountReads(req.shards);
   WriteSink sink(ctx, pool, scores, kept_flag, keys, work, out);
