@@ -1,5 +1,10 @@
 #include "corpus/parquet_rows.h"
 
+#include <simdjson.h>
+
+#include <algorithm>
+#include <cstring>
+
 namespace preflight::corpus {
 
 Result<std::unique_ptr<ParquetRows>> ParquetRows::Open(const std::string& path,
@@ -16,9 +21,10 @@ Result<std::unique_ptr<ParquetRows>> ParquetRows::Open(const std::string& path,
       new ParquetRows(std::move(reader), options.max_document_bytes, lines));
 }
 
-Result<bool> ParquetRows::Next(Row* row) {
+Result<bool> ParquetRows::Next(Row* row, bool want_line) {
   PF_ASSIGN_OR_RETURN(bool more, reader_->Next(&row_));
   if (!more) return false;
+  ++rows_read_;
   row->row_group = row_.row_group;
   row->row_in_group = row_.row_in_group;
   row->bad = row_.bad;
@@ -31,7 +37,7 @@ Result<bool> ParquetRows::Next(Row* row) {
     row->text = {};
   }
   row->line = {};
-  if (lines_) {
+  if (lines_ && want_line) {
     line_.clear();
     reader_->AppendJson(row_, &line_);
     row->line = line_;
@@ -39,30 +45,38 @@ Result<bool> ParquetRows::Next(Row* row) {
   return true;
 }
 
-Status ParquetRows::NextBatch(ParquetBatch* batch, size_t max_bytes, size_t max_rows) {
+Status ParquetRows::NextBatch(ParquetBatch* batch, size_t max_bytes, size_t max_rows,
+                              const WantLine& want_line) {
   batch->rows.clear();
-  batch->bytes.clear();
-  spans_.clear();  // Offsets first: `bytes` may move while it grows.
+  spans_.clear();  // Offsets first: the bytes may move while they grow.
+  size_t size = 0;
+  auto append = [&](std::string_view s) {
+    if (s.empty()) return;
+    std::memcpy(batch->bytes.Resize(size + s.size(), /*keep=*/true) + size, s.data(), s.size());
+    size += s.size();
+  };
   Row row;
-  while (batch->bytes.size() < max_bytes && batch->rows.size() < max_rows) {
-    PF_ASSIGN_OR_RETURN(bool more, Next(&row));
+  size_t weight = 0;  // Of every row, copied or not: a batch holds about max_bytes of documents.
+  while (weight < max_bytes && batch->rows.size() < max_rows) {
+    const bool want = !want_line || want_line(rows_read_);
+    PF_ASSIGN_OR_RETURN(bool more, Next(&row, want));
     if (!more) break;
-    Spans s;
-    s.at = batch->bytes.size();
-    s.text = row.text.size();
-    s.line = row.line.size();
-    s.bad = row.bad.size();
-    batch->bytes.append(row.text).append(row.line).append(row.bad);
-    spans_.push_back(s);
+    const std::string_view kept = lines_ ? row.line : row.text;
+    weight += std::max(kept.size(), row.text.size()) + 1;
+    spans_.push_back({size, kept.size(), row.bad.size()});
+    append(kept);
+    append(row.bad);
     batch->rows.push_back({row.row_group, row.row_in_group, {}, {}, {}});
   }
-  const char* base = batch->bytes.data();
+  // Padding past the last line (a parser reads ahead); views are placed after the last growth.
+  std::memset(batch->bytes.Resize(size + simdjson::SIMDJSON_PADDING, true) + size, 0,
+              simdjson::SIMDJSON_PADDING);
+  const char* base = reinterpret_cast<const char*>(batch->bytes.data());
   for (size_t i = 0; i < spans_.size(); ++i) {
     const Spans& s = spans_[i];
     ParquetBatch::Row& r = batch->rows[i];
-    r.text = std::string_view(base + s.at, s.text);
-    r.line = std::string_view(base + s.at + s.text, s.line);
-    r.bad = std::string_view(base + s.at + s.text + s.line, s.bad);
+    (lines_ ? r.line : r.text) = std::string_view(base + s.at, s.kept);
+    r.bad = std::string_view(base + s.at + s.kept, s.bad);
   }
   return Status::Ok();
 }

@@ -218,14 +218,18 @@ class ParquetSource final : public ShardSource {
         line_no_(lines_before),
         hash_(hash && shard.hashes_file) {}
 
-  Status Open(const ReadOptions& options, bool lines) {
-    PF_ASSIGN_OR_RETURN(
-        rows_, ParquetRows::Open(file_.path, options, lines, shard_.first_group, shard_.end_group));
+  Status Open(const ScanRequest& req) {
+    lines_ = req.lines;
+    PF_ASSIGN_OR_RETURN(rows_, ParquetRows::Open(file_.path, *req.read, lines_, shard_.first_group,
+                                                 shard_.end_group));
+    if (lines_ && req.wants_line) {
+      want_ = [this, &req](uint64_t row) { return req.wants_line(shard_id_, row); };
+    }
     return Status::Ok();
   }
 
   Result<bool> Next(LoadedChunk& out) override {
-    PF_RETURN_IF_ERROR(rows_->NextBatch(&out.rows, ChunkReader::kChunkBytes, kMaxRows));
+    PF_RETURN_IF_ERROR(rows_->NextBatch(&out.rows, ChunkReader::kChunkBytes, kMaxRows, want_));
     if (out.rows.rows.empty()) return false;
     out.chunk.shard = shard_id_;
     out.chunk.seq = seq_++;
@@ -237,7 +241,7 @@ class ParquetSource final : public ShardSource {
       r.text = row.text;
       r.line_no = ++line_no_;
       r.preset_bad = row.bad;
-      r.has_text = true;
+      r.has_text = !lines_;
       r.row_group = row.row_group;
       r.row_in_group = row.row_in_group;
       out.chunk.records.push_back(r);
@@ -266,7 +270,9 @@ class ParquetSource final : public ShardSource {
   uint32_t shard_id_;
   int64_t line_no_;
   bool hash_;
+  bool lines_ = false;
   std::unique_ptr<ParquetRows> rows_;
+  ParquetRows::WantLine want_;
   uint32_t seq_ = 0;
   uint64_t records_ = 0;
 };
@@ -281,7 +287,7 @@ Result<std::unique_ptr<ShardSource>> OpenSource(const ScanRequest& req, uint32_t
   const int64_t before = req.lines_before.empty() ? 0 : req.lines_before[shard_id];
   if (file.format == Format::kParquet) {
     auto source = std::make_unique<ParquetSource>(file, shard, shard_id, before, req.hash);
-    PF_RETURN_IF_ERROR(source->Open(*req.read, req.lines));
+    PF_RETURN_IF_ERROR(source->Open(req));
     return std::unique_ptr<ShardSource>(std::move(source));
   }
   auto source = std::make_unique<JsonlSource>(file, shard, shard_id, before, req.hash);
@@ -515,15 +521,13 @@ bool Scanner::AllDone() const {
 
 bool ChunkWork::Text(size_t i, std::string_view* text) {
   const ChunkRecord& r = chunk_.records[i];
-  std::string reason;
-  if (r.has_text) {
-    if (r.preset_bad.empty()) {
+  std::string reason(r.preset_bad);
+  if (reason.empty()) {
+    if (r.has_text) {
       *text = r.text;
       return true;
     }
-    reason = std::string(r.preset_bad);
-  } else if (parser_.Parse(r.line, /*padded=*/true, text, &reason)) {
-    return true;
+    if (parser_.Parse(r.line, /*padded=*/true, text, &reason)) return true;
   }
   bad_.push_back({chunk_.shard, chunk_.first_record + i, r.line_no, std::move(reason)});
   return false;

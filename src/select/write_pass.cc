@@ -184,6 +184,13 @@ class WriteSink : public corpus::ShardSink {
   }
 
   std::vector<KeptCounts>& counts() { return counts_; }
+  // Whether the line of a shard's record is read: kept, explained or annotated (a Parquet row's
+  // line is built only then).
+  bool WantsLine(uint32_t shard, uint64_t record) const {
+    const uint64_t index = pool_.shard_base[shard] + record;
+    if (!notes_.empty() || index - pool_.base >= pool_.records) return true;
+    return kept_flag_[index - pool_.base] != 0 || explained_.count(index) > 0;
+  }
 
  private:
   std::string Id(const corpus::ChunkRecord& r, const std::string& file) const {
@@ -348,6 +355,9 @@ Status WriteKept(const SelectionContext& ctx, const PoolPass& pool, const Scores
   req.progress = [&ctx](uint64_t done, uint64_t total) { ctx.Report("write", done, total); };
   pool.CountReads(req.shards);
   WriteSink sink(ctx, pool, scores, kept_flag, keys, work, out);
+  req.wants_line = [&sink](uint32_t shard, uint64_t record) {
+    return sink.WantsLine(shard, record);
+  };
   const std::optional<corpus::ScanFailure> failure = corpus::ScanShards(req, sink);
   Status local;
   if (failure) local = corpus::FailureStatus(*failure, pool.plan, {});

@@ -247,6 +247,48 @@ TEST(ParquetInput, RowGroupShardsReadWhatOneReaderReads) {
   }
 }
 
+// Reading lines, a row's line is built only where the sink wants it (the write pass: kept rows).
+TEST(ParquetInput, LinesAreBuiltOnlyWhereWanted) {
+  const std::string path = Fixture("fineweb-snappy-v1.parquet");
+  const std::vector<std::string> twin = testing::ReadJsonLines(Fixture("fineweb.jsonl"));
+  auto plan = PlanRead({path}, 1);
+  ASSERT_TRUE(plan.ok());
+  ASSERT_EQ(plan->shards.size(), 3u);
+  struct Sink : ShardSink {
+    Status OnChunk(ChunkWork& work) override {
+      std::lock_guard<std::mutex> lock(mu);
+      for (size_t i = 0; i < work.chunk().records.size(); ++i) {
+        lines[{work.chunk().shard, work.chunk().first_record + i}] =
+            std::string(work.chunk().records[i].line);
+      }
+      return Status::Ok();
+    }
+    std::mutex mu;
+    std::map<std::pair<uint32_t, uint64_t>, std::string> lines;
+  } sink;
+  ReadOptions read;
+  ScanRequest req;
+  req.plan = &*plan;
+  req.shards = {0, 1, 2};
+  req.read = &read;
+  req.threads = 2;
+  req.lines = true;
+  req.wants_line = [](uint32_t shard, uint64_t record) { return (shard + record) % 2 == 0; };
+  ASSERT_FALSE(ScanShards(req, sink).has_value());
+  ASSERT_EQ(sink.lines.size(), twin.size());
+  size_t row = 0, built = 0;
+  for (const auto& [key, line] : sink.lines) {
+    if ((key.first + key.second) % 2 == 0) {
+      EXPECT_EQ(nlohmann::json::parse(line), nlohmann::json::parse(twin[row])) << row;
+      ++built;
+    } else {
+      EXPECT_EQ(line, "") << row;
+    }
+    ++row;
+  }
+  EXPECT_GT(built, 10u);
+}
+
 // A FineWeb-shaped folder: data/<dump>/000_00000.parquet; one kind of file per folder.
 TEST(ParquetInput, FoldersOfParquetFilesAreReadInNameOrderAndHoldOneKindOfFile) {
   const std::string dir = ScratchDir("parquet_folder");
