@@ -8,15 +8,25 @@ find_package(simdjson REQUIRED)          # libsimdjson-dev: JSONL parsing at GB/
 find_package(nlohmann_json REQUIRED)     # nlohmann-json3-dev: manifests, receipts, --json
 find_package(CLI11 REQUIRED)             # libcli11-dev: argument parsing
 find_package(fmt REQUIRED)               # libfmt-dev: formatting
-find_package(OpenSSL REQUIRED)           # libssl-dev: SHA-256 of inputs and receipts
+pkg_check_modules(CRYPTO REQUIRED IMPORTED_TARGET libcrypto)   # libssl-dev: SHA-256 of inputs and receipts
 pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)        # libzstd-dev: .jsonl.zst
-find_package(ZLIB REQUIRED)              # zlib1g-dev: .jsonl.gz
+pkg_check_modules(ZLIB REQUIRED IMPORTED_TARGET zlib)           # zlib1g-dev: .jsonl.gz
 pkg_check_modules(FASTTEXT REQUIRED IMPORTED_TARGET fasttext)   # libfasttext-dev: classifier
 # Parquet pages (src/parquet): libsnappy-dev, liblz4-dev, libbrotli-dev. Brotli's decoder needs
 # its common library named too, for the static link of the bundle (cmake/Bundle.cmake).
 pkg_check_modules(SNAPPY REQUIRED IMPORTED_TARGET snappy)
 pkg_check_modules(LZ4 REQUIRED IMPORTED_TARGET liblz4)
 pkg_check_modules(BROTLIDEC REQUIRED IMPORTED_TARGET libbrotlidec libbrotlicommon)
+# pkg-config's targets, under the names the modules use, so that the GPU bundle's binary can
+# link their static archives (cmake/Bundle.cmake); libcrypto.a needs libdl and pthreads.
+add_library(OpenSSL::Crypto ALIAS PkgConfig::CRYPTO)
+add_library(ZLIB::ZLIB ALIAS PkgConfig::ZLIB)
+preflight_bundle_static(PkgConfig::CRYPTO Threads::Threads ${CMAKE_DL_LIBS})
+preflight_bundle_static(PkgConfig::ZSTD)
+preflight_bundle_static(PkgConfig::ZLIB)
+preflight_bundle_static(PkgConfig::SNAPPY)
+preflight_bundle_static(PkgConfig::LZ4)
+preflight_bundle_static(PkgConfig::BROTLIDEC)
 
 set(_found_line "")
 macro(preflight_report name found detail)
@@ -55,24 +65,34 @@ endif()
 add_library(preflight_blas INTERFACE)
 add_library(preflight::blas ALIAS preflight_blas)
 # The library file as a target that needs OpenMP, so that the link line puts it before libgomp
-# (a static libblis.a, PREFLIGHT_BUNDLE, calls GOMP_* and must come first).
+# (the static archive, which the GPU bundle's binary links, calls GOMP_* and must come first).
 add_library(preflight_blas_library UNKNOWN IMPORTED)
 set_target_properties(preflight_blas_library PROPERTIES INTERFACE_LINK_LIBRARIES OpenMP::OpenMP_CXX)
+add_library(preflight_blas_archive UNKNOWN IMPORTED)
+set_target_properties(preflight_blas_archive PROPERTIES
+  INTERFACE_LINK_LIBRARIES "OpenMP::OpenMP_CXX;Threads::Threads;m")
 if(PREFLIGHT_BLAS STREQUAL "blis" AND PREFLIGHT_HAVE_BLIS)
   target_include_directories(preflight_blas SYSTEM INTERFACE ${BLIS_INCLUDE_DIR})
-  set_target_properties(preflight_blas_library PROPERTIES IMPORTED_LOCATION ${BLIS_LIBRARY})
-  target_link_libraries(preflight_blas INTERFACE preflight_blas_library)
+  set(_blas_library ${BLIS_LIBRARY})
   target_compile_definitions(preflight_blas INTERFACE PREFLIGHT_BLAS_BLIS)
   message(STATUS "preflight: engine BLAS: BLIS (${BLIS_LIBRARY})")
 elseif(PREFLIGHT_HAVE_OPENBLAS)
   target_include_directories(preflight_blas SYSTEM INTERFACE ${OPENBLAS_INCLUDE_DIR})
-  set_target_properties(preflight_blas_library PROPERTIES IMPORTED_LOCATION ${OPENBLAS_LIBRARY})
-  target_link_libraries(preflight_blas INTERFACE preflight_blas_library)
+  set(_blas_library ${OPENBLAS_LIBRARY})
   target_compile_definitions(preflight_blas INTERFACE PREFLIGHT_BLAS_OPENBLAS)
   message(STATUS "preflight: engine BLAS: OpenBLAS (${OPENBLAS_LIBRARY})")
 else()
   message(FATAL_ERROR "No BLAS for the training engine: apt-get install libblis-openmp-dev "
                       "(or libopenblas-dev and -DPREFLIGHT_BLAS=openblas)")
+endif()
+set_target_properties(preflight_blas_library PROPERTIES IMPORTED_LOCATION ${_blas_library})
+string(REGEX REPLACE "\\.so[.0-9]*$" ".a" _blas_archive "${_blas_library}")
+if(EXISTS "${_blas_archive}")
+  set_target_properties(preflight_blas_archive PROPERTIES IMPORTED_LOCATION ${_blas_archive})
+  target_link_libraries(preflight_blas INTERFACE
+    "$<IF:${_preflight_bundle_link},preflight_blas_archive,preflight_blas_library>")
+else()
+  target_link_libraries(preflight_blas INTERFACE preflight_blas_library)
 endif()
 
 find_package(GTest QUIET)
@@ -94,8 +114,8 @@ endif()
 find_package(Python3 QUIET COMPONENTS Interpreter)
 
 message(STATUS "preflight: required: simdjson ${simdjson_VERSION}, nlohmann_json ${nlohmann_json_VERSION}, "
-               "CLI11 ${CLI11_VERSION}, fmt ${fmt_VERSION}, OpenSSL ${OPENSSL_VERSION}, "
-               "zstd ${ZSTD_VERSION}, zlib ${ZLIB_VERSION_STRING}, snappy ${SNAPPY_VERSION}, "
+               "CLI11 ${CLI11_VERSION}, fmt ${fmt_VERSION}, OpenSSL ${CRYPTO_VERSION}, "
+               "zstd ${ZSTD_VERSION}, zlib ${ZLIB_VERSION}, snappy ${SNAPPY_VERSION}, "
                "lz4 ${LZ4_VERSION}, brotli ${BROTLIDEC_libbrotlidec_VERSION}, fastText (found; its .pc has no version), OpenMP ${OpenMP_CXX_VERSION}")
 preflight_report("BLIS" PREFLIGHT_HAVE_BLIS "(${BLIS_LIBRARY})")
 preflight_report("OpenBLAS" PREFLIGHT_HAVE_OPENBLAS "(${OPENBLAS_LIBRARY})")

@@ -1,8 +1,9 @@
 # PREFLIGHT_UNITY (CMakeLists.txt): every library of src/ but the training engine, the CLI, and
 # the tests, in unity batches of 8 files. A file whose file-local names (anonymous namespaces)
 # are also defined in an earlier file of its target is compiled alone; the list below is what a
-# unity build of every target found. Numbers do not change: the build is ISO C++ (no FP
-# contraction across inlined calls), and src/engine, where the engine's kernels are, is left out.
+# unity build of every target found. src/engine, where the engine's kernels are, is left out: a
+# batch lets GCC inline across files, and a fused multiply-add (cmake/ColdCode.cmake) across an
+# inlined call would round otherwise; the golden tests hold the other modules' outputs.
 set(_unity_dirs)
 foreach(module IN LISTS PREFLIGHT_MODULES)
   if(NOT EXISTS ${CMAKE_SOURCE_DIR}/src/${module}/CMakeLists.txt)

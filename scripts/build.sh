@@ -46,4 +46,9 @@ if [[ ! -f $cache || -n "${PREFLIGHT_CMAKE_ARGS:-}" || ${#forget[@]} -gt 0 ]] ||
 fi
 targets=()
 for t in "$@"; do targets+=(--target "$t"); done
+# A target a changed CMakeLists.txt adds is known to Make only once the build files are generated
+# again, which Make does on its own only when it builds a target it already knows.
+if [[ ${#targets[@]} -gt 0 ]] && grep -qx "CMAKE_GENERATOR:INTERNAL=Unix Makefiles" "$cache"; then
+  cmake --build "$root/build" --target cmake_check_build_system >/dev/null
+fi
 cmake --build "$root/build" -j"$(nproc)" "${targets[@]}"

@@ -174,7 +174,7 @@ def manifest(out, items, spec):
 
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--binary", required=True, help="build-bundle/preflight")
+    ap.add_argument("--binary", required=True, help="build/preflight-bundle")
     ap.add_argument("--out", required=True)
     ap.add_argument("--battery", required=True, help="a built calibration battery's folder")
     ap.add_argument("--brown", required=True, help="data/brown")

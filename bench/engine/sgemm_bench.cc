@@ -1,11 +1,15 @@
 // SGEMM at the engine's shapes, BLIS against OpenBLAS, in one process (each library is dlopen'ed
 // privately, so both can be measured side by side, interleaved). Prints GFLOP/s per shape and
-// thread count, median of the rounds. The engine's BLAS choice (doc/train.md) rests on this.
+// thread count, median of the rounds, each round running every library once. The engine's BLAS
+// choice (doc/train.md) rests on this.
 //
-//   build-train/bench/engine/sgemm_bench [--threads 1,2] [--rounds 3] [--model small]
-// "engine" is the engine's Sgemm (src/engine/blas.cc): BLIS with the kernels chosen for the CPU,
-// threaded by one single-threaded call per OpenMP thread. Run with OMP_WAIT_POLICY=passive on a
-// shared machine, as preflight train does.
+//   build/bench/engine/sgemm_bench [--threads 1,2] [--rounds 3] [--model small]
+// "engine" is the engine's Sgemm (src/engine/blas.cc): BLIS with the kernels chosen for the CPU
+// (or BLIS_ARCH_TYPE's), its conventional path, threaded by one single-threaded call per slab of
+// C. "engine+sup" is its peer: the same slabs through BLIS's cblas_sgemm, which takes BLIS's
+// small/unpacked path where the kernels have one (haswell, zen*), the path the engine leaves out
+// because it makes the bits depend on the thread count (src/engine/blas.cc, SgemmOne). Run with
+// OMP_WAIT_POLICY=passive on a shared machine, as preflight train does.
 // Shapes are those of one training step of the model: forward (N, OC, C), backward-data
 // (N, C, OC) and backward-weight (OC, C, N) for qkv, attproj, fc, fcproj and the tied head.
 
@@ -31,11 +35,19 @@ using SetThreadsLongFn = void (*)(long);
 struct Lib {
   std::string name;
   bool engine = false;  // preflight::engine::Sgemm: the engine's own slab threading over BLIS
+  bool slabs = false;   // the engine's slabs over this library's cblas_sgemm (engine+sup)
+  int threads = 1;
   SgemmFn sgemm = nullptr;
   SetThreadsFn set_threads = nullptr;           // OpenBLAS
   SetThreadsLongFn set_threads_long = nullptr;  // BLIS (dim_t)
-  void SetThreads(int n) const {
+  void SetThreads(int n) {
+    threads = n;
     if (engine) preflight::engine::SetThreads(n);
+    if (slabs) {
+      preflight::engine::SetThreads(n);
+      if (set_threads_long) set_threads_long(1);
+      return;
+    }
     if (set_threads) set_threads(n);
     if (set_threads_long) set_threads_long(n);
   }
@@ -58,14 +70,46 @@ struct Shape {
   bool ta, tb;
 };
 
+constexpr int kRowMajor = 101, kNoTrans = 111, kTrans = 112;
+
+// The slabs src/engine/blas.cc splits a product into (its constants), each one cblas_sgemm.
+void SlabsThrough(const Lib& lib, const Shape& s, const float* A, int lda, const float* B, int ldb,
+                  float* C) {
+  const int ta = s.ta ? kTrans : kNoTrans, tb = s.tb ? kTrans : kNoTrans;
+  if (lib.threads <= 1 || 2.0 * s.M * s.N * s.K < 4e6) {
+    lib.sgemm(kRowMajor, ta, tb, s.M, s.N, s.K, 1.0f, A, lda, B, ldb, 1.0f, C, s.N);
+    return;
+  }
+  const bool split_m = s.M >= s.N;
+  const int extent = split_m ? s.M : s.N;
+  const int parts = lib.threads * std::clamp(extent / (128 * lib.threads), 1, 4);
+  const int slab = ((extent + parts - 1) / parts + 15) / 16 * 16;
+#pragma omp parallel for num_threads(lib.threads) schedule(dynamic)
+  for (int p = 0; p < parts; p++) {
+    const int lo = std::min(extent, p * slab), hi = std::min(extent, lo + slab);
+    if (lo >= hi) continue;
+    if (split_m) {
+      const float* a = s.ta ? A + lo : A + static_cast<size_t>(lo) * lda;
+      lib.sgemm(kRowMajor, ta, tb, hi - lo, s.N, s.K, 1.0f, a, lda, B, ldb, 1.0f,
+                C + static_cast<size_t>(lo) * s.N, s.N);
+    } else {
+      const float* b = s.tb ? B + static_cast<size_t>(lo) * ldb : B + lo;
+      lib.sgemm(kRowMajor, ta, tb, s.M, hi - lo, s.K, 1.0f, A, lda, b, ldb, 1.0f, C + lo, s.N);
+    }
+  }
+}
+
 double Rate(const Lib& lib, const Shape& s, std::vector<float>& a, std::vector<float>& b,
             std::vector<float>& c) {
-  constexpr int kRowMajor = 101, kNoTrans = 111, kTrans = 112;
   const int lda = s.ta ? s.M : s.K, ldb = s.tb ? s.K : s.N;
   auto run = [&] {
     if (lib.engine) {
       preflight::engine::Sgemm(s.ta, s.tb, s.M, s.N, s.K, 1.0f, a.data(), lda, b.data(), ldb, 1.0f,
-                              c.data(), s.N);
+                               c.data(), s.N);
+      return;
+    }
+    if (lib.slabs) {
+      SlabsThrough(lib, s, a.data(), lda, b.data(), ldb, c.data());
       return;
     }
     lib.sgemm(kRowMajor, s.ta ? kTrans : kNoTrans, s.tb ? kTrans : kNoTrans, s.M, s.N, s.K, 1.0f,
@@ -121,7 +165,13 @@ int main(int argc, char** argv) {
   preflight::engine::SetThreads(1);
   std::vector<Lib> libs;
   Lib lib;
-  if (Load("/usr/lib/x86_64-linux-gnu/blis-openmp/libblis.so.4", "BLIS", &lib)) libs.push_back(lib);
+  if (Load("/usr/lib/x86_64-linux-gnu/blis-openmp/libblis.so.4", "BLIS", &lib)) {
+    libs.push_back(lib);
+    lib.name = "engine+sup";
+    lib.slabs = true;
+    libs.push_back(lib);
+    lib = Lib();
+  }
   if (Load("/usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.so.0", "OpenBLAS", &lib)) {
     libs.push_back(lib);
   }
@@ -129,8 +179,10 @@ int main(int argc, char** argv) {
   engine.name = "engine";
   engine.engine = true;
   libs.push_back(engine);
-  std::printf("SGEMM GFLOP/s at model %s's shapes (row-major, median of %d interleaved rounds)\n",
-              model.c_str(), rounds);
+  std::printf(
+      "SGEMM GFLOP/s at model %s's shapes (row-major, median of %d interleaved rounds; "
+      "BLIS kernels: %s)\n",
+      model.c_str(), rounds, preflight::engine::BlasKernels().c_str());
   std::printf("%-18s %14s", "shape", "M,N,K");
   for (int t : threads) {
     for (const Lib& l : libs) std::printf(" %9s %dT", l.name.c_str(), t);
@@ -147,14 +199,16 @@ int main(int argc, char** argv) {
     const double flops = 2.0 * s.M * s.N * s.K;
     total_flops += flops;
     for (int t : threads) {
-      for (const Lib& l : libs) {
-        std::vector<double> r;
-        for (int round = 0; round < rounds; round++) {
-          l.SetThreads(t);
-          r.push_back(Rate(l, s, a, b, c));
+      std::vector<std::vector<double>> r(libs.size());
+      for (int round = 0; round < rounds; round++) {
+        for (size_t i = 0; i < libs.size(); i++) {
+          libs[i].SetThreads(t);
+          r[i].push_back(Rate(libs[i], s, a, b, c));
         }
-        std::sort(r.begin(), r.end());
-        const double med = r[r.size() / 2];
+      }
+      for (std::vector<double>& rates : r) {
+        std::sort(rates.begin(), rates.end());
+        const double med = rates[rates.size() / 2];
         flop_weighted[col++] += flops / med;  // seconds-like: harmonic mean by FLOPs
         std::printf(" %12.1f", med);
       }

@@ -15,7 +15,11 @@ OMP_WAIT_POLICY=passive (as preflight train runs). The SGEMM figure is the best 
 FLOP-weighted 2-thread rate over the step's GEMM shapes (sgemm_bench's last
 line). FLOPs/token follow src/engine/config.h: 6N + 12 L T d, the causal half of attention
 counted as done. --baseline DIR adds another build's step_bench (e.g. an older commit) to each
-round, for before/after figures under the same load."""
+round, for before/after figures under the same load. Without Debian's python3-torch it stops
+with exit code 77 (CTest's "skipped") unless --no-torch is given.
+
+CTest runs one tiny round of it (bench/engine/CMakeLists.txt, TrainBench.OneTinyRound) so that
+it keeps running as written here."""
 import argparse
 import json
 import os
@@ -39,8 +43,22 @@ def passive_env():
     return env
 
 
+def bench_binary(build, name):
+    """A benchmark program of the build folder (bench/engine/CMakeLists.txt)."""
+    path = os.path.join(build, "bench", "engine", name)
+    if not os.access(path, os.X_OK):
+        sys.exit("train_bench: %s is missing: build it (scripts/build.sh %s in the repository "
+                 "of that build)" % (path, name))
+    return path
+
+
+def torch_missing():
+    r = subprocess.run(["/usr/bin/python3", "-c", "import torch"], capture_output=True)
+    return r.returncode != 0
+
+
 def run_engine(build, model, threads, steps, warmup):
-    r = subprocess.run([os.path.join(build, "bench", "train", "step_bench"), "--model", model,
+    r = subprocess.run([bench_binary(build, "step_bench"), "--model", model,
                         "--threads", str(threads), "--steps", str(steps), "--warmup", str(warmup)],
                        capture_output=True, text=True, check=True, env=passive_env())
     return json.loads(r.stdout.strip().splitlines()[-1])["tokens_per_second"]
@@ -71,7 +89,7 @@ def blis_arch():
 
 
 def sgemm_rate(build, model, threads):
-    r = subprocess.run([os.path.join(build, "bench", "train", "sgemm_bench"), "--model", model,
+    r = subprocess.run([bench_binary(build, "sgemm_bench"), "--model", model,
                         "--threads", str(threads), "--rounds", "1"],
                        capture_output=True, text=True, check=True, env=passive_env())
     last = r.stdout.strip().splitlines()[-1]
@@ -93,6 +111,13 @@ def main():
     ap.add_argument("--warmup", type=int, default=3, help="untimed steps before them")
     ap.add_argument("--no-torch", action="store_true", help="engine and SGEMM only")
     a = ap.parse_args()
+    if not a.no_torch and torch_missing():
+        print("train_bench: /usr/bin/python3 has no torch (python3-torch: scripts/install-deps.sh "
+              "--tests); --no-torch runs the engine and SGEMM only", file=sys.stderr)
+        sys.exit(77)
+    for build in [a.build] + ([a.baseline] if a.baseline else []):
+        bench_binary(build, "step_bench")
+    bench_binary(a.build, "sgemm_bench")
     print("command: /usr/bin/python3 bench/engine/train_bench.py " + " ".join(sys.argv[1:]))
     print("load average at start: %s" % load())
     head = "| model | engine tok/s | PyTorch default | PyTorch tuned | x default | x tuned |" \

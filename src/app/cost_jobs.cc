@@ -175,6 +175,14 @@ json ReceiptConfig(const CostOutcome& o) {
     config["mfu"] = r.mfu;
   }
   if (r.saving) config["saving"] = *r.saving;
+  if (o.keep) {
+    config["from_ladder"] = r.from_ladder;
+    config["keep"] = o.keep->keep;
+    if (!r.from_flops && !r.params) {
+      config["from_flops"] = o.keep->flops;
+      config["mfu"] = r.mfu;
+    }
+  }
   return config;
 }
 
@@ -182,12 +190,11 @@ json ReceiptConfig(const CostOutcome& o) {
 // decision rests on should be on record beside the trial it came from.
 Result<std::string> Record(const CostOutcome& o, const CostMeter& meter) {
   json inputs = json::array();
-  if (!o.request.saving_from.empty()) {
-    PF_ASSIGN_OR_RETURN(std::string bytes, ReadFileToString(o.request.saving_from));
-    inputs.push_back({{"path", o.request.saving_from},
-                      {"sha256", Sha256::Hex(bytes)},
-                      {"docs", 1},
-                      {"bytes", bytes.size()}});
+  for (const std::string& path : {o.request.saving_from, o.request.from_ladder}) {
+    if (path.empty()) continue;
+    PF_ASSIGN_OR_RETURN(std::string bytes, ReadFileToString(path));
+    inputs.push_back(
+        {{"path", path}, {"sha256", Sha256::Hex(bytes)}, {"docs", 1}, {"bytes", bytes.size()}});
   }
   json receipt = {{"kind", "cost"},
                   {"inputs", inputs},
@@ -300,7 +307,12 @@ Result<CostOutcome> RunCost(const CostRequest& request) {
       request.price ? "given" : "catalogue default for " + o.gpu.name + ": " + o.gpu.price_source;
 
   PF_RETURN_IF_ERROR(cost::ValidateMfu(request.mfu));
-  PF_RETURN_IF_ERROR(ShapeTheRun(request, &o));
+  CostRequest shaped = request;
+  if (!request.from_ladder.empty()) {
+    PF_ASSIGN_OR_RETURN(o.keep, cost::ReadLadderKeep(request.from_ladder));
+    if (!shaped.from_flops && !shaped.params) shaped.from_flops = o.keep->flops;
+  }
+  PF_RETURN_IF_ERROR(ShapeTheRun(shaped, &o));
   PF_ASSIGN_OR_RETURN(o.breakdown, cost::EstimateCost(o.priced));
   PF_RETURN_IF_ERROR(Project(request, &o));
   if (request.record) {
@@ -333,6 +345,7 @@ json CostToJson(const CostOutcome& o) {
                              {"formula", "C = 6ND"}};
   }
   if (o.projection) doc["projection"] = ProjectionJson(o);
+  if (o.keep) doc["keep"] = cost::LadderKeepJson(*o.keep, std::nullopt, std::nullopt);
   if (o.receipt_hash) doc["receipt"] = *o.receipt_hash;
   return doc;
 }
@@ -355,6 +368,7 @@ std::string CostText(const CostOutcome& o) {
                   FormatPlain(b.gpus, 1), o.gpu.name, FormatPlain(b.days, 1),
                   FormatFixed(b.gpu_hours, 0), FormatUsd(b.price_usd_per_gpu_hour), o.price_note);
   out += BreakdownText(b);
+  if (o.keep) out += cost::LadderKeepText(*o.keep, std::nullopt);
   if (o.projection) out += ProjectionText(o);
   if (o.receipt_hash) {
     out += fmt::format("receipt {} appended to {}\n", o.receipt_hash->substr(0, 16),

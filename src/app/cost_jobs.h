@@ -15,6 +15,7 @@
 #include "base/status.h"
 #include "cost/cost_estimate.h"
 #include "cost/hardware_catalog.h"
+#include "cost/ladder_keep.h"
 #include "cost/pilot_saving.h"
 
 namespace preflight::app {
@@ -35,6 +36,9 @@ struct CostRequest {
   // A projection: a fraction given on the command line, or a trial's result/receipt file.
   std::optional<double> saving;
   std::string saving_from;
+  // `--from-ladder FILE`: the fraction a keep ladder recommended (cost/ladder_keep.h), priced at
+  // the compute it was made for unless --from-flops or --params/--tokens say otherwise.
+  std::string from_ladder;
   bool record = false;  // append a receipt of kind "cost" to `ledger_path`
   std::string ledger_path;
 };
@@ -51,6 +55,7 @@ struct CostOutcome {
   // (empty when the regime check calls the pilot informative).
   std::optional<cost::PilotSaving> pilot;
   std::string interval_withheld;
+  std::optional<cost::LadderKeep> keep;     // with from_ladder
   std::optional<std::string> receipt_hash;  // with --record
 };
 
@@ -60,7 +65,7 @@ Result<CostOutcome> RunCost(const CostRequest& request);
 
 // The --json document: {"gpu","gpus","days","gpu_hours","price_usd_per_gpu_hour","price_source",
 // "compute_usd","total_usd","components":[{"name","usd","assumption","in_total"}]}, plus
-// "from_flops", "training_flops", "projection" and "receipt" when they apply.
+// "from_flops", "training_flops", "projection", "keep" and "receipt" when they apply.
 nlohmann::json CostToJson(const CostOutcome& outcome);
 
 // The human report, ending in a newline.

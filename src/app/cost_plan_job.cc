@@ -227,7 +227,17 @@ Result<PlanOutcome> RunPlan(const PlanRequest& request) {
   p.inference_price_usd_per_gpu_hour =
       request.inference_price ? *request.inference_price : o.inference_gpu.price_usd_per_gpu_hour;
   p.inference_mfu = request.inference_mfu;
+  if (!request.from_ladder.empty()) {
+    PF_ASSIGN_OR_RETURN(o.keep, cost::ReadLadderKeep(request.from_ladder));
+    if (!p.flops && !p.budget_usd && !p.params && !p.loss) p.flops = o.keep->flops;
+  }
+  if (request.pool_tokens && !(*request.pool_tokens > 0)) {
+    return Status::InvalidArgument("--pool-tokens must be a positive number of tokens");
+  }
   PF_ASSIGN_OR_RETURN(o.plan, cost::MakePlan(p));
+  if (o.keep && request.pool_tokens) {
+    o.kept = cost::KeptDataOf(*o.keep, o.plan.optimal.tokens, *request.pool_tokens);
+  }
   return o;
 }
 
@@ -252,6 +262,7 @@ json PlanToJson(const PlanOutcome& o) {
   }
   if (o.request.loss) doc["target_loss"] = *o.request.loss;
   if (p.by_flops) doc["inference_aware"] = InferenceAwareJson(o);
+  if (o.keep) doc["keep"] = cost::LadderKeepJson(*o.keep, o.kept, o.request.pool_tokens);
   return doc;
 }
 
@@ -292,6 +303,7 @@ std::string PlanText(const PlanOutcome& o) {
         FormatCount(p.optimal.params));
   }
   if (p.by_flops) out += InferenceAwareText(o);
+  if (o.keep) out += cost::LadderKeepText(*o.keep, o.kept);
   return out;
 }
 

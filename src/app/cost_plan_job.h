@@ -11,6 +11,7 @@
 
 #include "base/status.h"
 #include "cost/hardware_catalog.h"
+#include "cost/ladder_keep.h"
 #include "cost/loss_law.h"
 #include "cost/plan.h"
 
@@ -44,6 +45,11 @@ struct PlanRequest {
   std::optional<double> requests;
   std::optional<double> prefill_tokens, decode_tokens;  // per request
   std::optional<double> prefill_mfu, decode_mfu;        // cost::ServingLoad's defaults if unset
+  // `--from-ladder FILE`: the fraction a keep ladder recommended (cost/ladder_keep.h), planned
+  // at the compute it was made for unless a budget is given; with `pool_tokens`, the epochs the
+  // planned tokens make over the kept part of that pool.
+  std::string from_ladder;
+  std::optional<double> pool_tokens;
 };
 
 struct PlanOutcome {
@@ -53,6 +59,8 @@ struct PlanOutcome {
   cost::GpuSpec inference_gpu;
   cost::PlanRequest priced;  // prices and utilisations as used
   cost::PlanResult plan;
+  std::optional<cost::LadderKeep> keep;  // with from_ladder
+  std::optional<cost::KeptData> kept;    // with from_ladder and pool_tokens
 };
 
 Result<PlanOutcome> RunPlan(const PlanRequest& request);
@@ -61,7 +69,7 @@ Result<PlanOutcome> RunPlan(const PlanRequest& request);
 //  "mfu","price_usd_per_gpu_hour","fit":{...},"rule_of_20":{...},"extrapolated"} and, with
 // inference tokens, "inference_aware":{...}; for a fixed point, "fixed_point" and
 // "compute_optimal"; for a target loss, "target_loss"; with a serving load,
-// "inference_aware":{"serving":{...}}.
+// "inference_aware":{"serving":{...}}; with --from-ladder, "keep" (cost::LadderKeepJson).
 nlohmann::json PlanToJson(const PlanOutcome& outcome);
 
 // The human report, ending in a newline.

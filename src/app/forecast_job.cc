@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "app/remeasure.h"
 #include "base/file.h"
 #include "base/json.h"
@@ -114,10 +116,15 @@ std::string ForecastText(const ForecastJob& job) {
         "widened; run a calibration battery at this scale to narrow it\n",
         cal.scale.model, cal.scale.steps, job.config.model_name, job.config.steps);
   }
-  text +=
-      "signals: the curated quarter against the random quarter on the target's selectable part\n"
+  // The fraction the forecast was made for (its receipt's config.keep): "quarter", or "10%".
+  const double keep = job.config.keep;
+  const std::string part =
+      std::abs(keep - 0.25) < 1e-12 ? std::string("quarter") : fmt::format("{:g}%", 100 * keep);
+  text += fmt::format(
+      "signals: the curated {0} against the random {0} on the target's selectable part\n"
       "(gains in bits per byte with an 80% interval over the target's documents; coverage and "
-      "classifier AUC as shares)\n";
+      "classifier AUC as shares)\n",
+      part);
   text += SignalLines(job);
   text += fmt::format(
       "calibration: {} ({} trials from {} corpus groups; pilot {}/{} steps, {} of {} "

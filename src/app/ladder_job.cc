@@ -2,16 +2,19 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <system_error>
 
 #include "app/rung_reuse.h"
 #include "base/file.h"
-#include "base/number_format.h"
 #include "base/json.h"
+#include "base/number_format.h"
 #include "ledger/ledger.h"
 #include "ledger/receipt.h"
+#include "narrate/keep_text.h"
 #include "report/ladder_page.h"
 #include "trial/run_folder.h"
 
@@ -80,8 +83,10 @@ Result<std::optional<TrialJob>> FinishedRung(const trial::TrialConfig& config) {
   return std::optional<TrialJob>(std::move(job));
 }
 
-trial::LadderPoint PointOf(const trial::TrialOutcome& o, double flops) {
-  const trial::Comparison& c = o.trial.comparisons.front();  // curated against random
+// The rung's point of the saving trend: the comparison `index` (curated against random; in a
+// keep ladder the fraction of lowest end loss against the whole pool).
+trial::LadderPoint PointOf(const trial::TrialOutcome& o, double flops, size_t index) {
+  const trial::Comparison& c = o.trial.comparisons.at(index);
   trial::LadderPoint p;
   p.flops = flops;
   p.caught_up = c.saving.caught_up;
@@ -95,9 +100,16 @@ trial::LadderPoint PointOf(const trial::TrialOutcome& o, double flops) {
   return p;
 }
 
-double CuratedBytes(const trial::TrialOutcome& o) {
-  for (const trial::MadeArm& arm : o.data) {
-    if (arm.name == "curated") return static_cast<double>(arm.record.kept_bytes);
+// The compared arm's name: "curated", or a keep ladder's fraction of lowest end loss.
+std::string SavingArm(const LadderRungOutcome& r) {
+  return r.keep ? r.keep->keeps.at(r.keep->saving_arm).arm : std::string("curated");
+}
+
+size_t SavingIndex(const LadderRungOutcome& r) { return r.keep ? r.keep->saving_arm : 0; }
+
+double CuratedBytes(const LadderRungOutcome& r) {
+  for (const trial::MadeArm& arm : r.trial.outcome.data) {
+    if (arm.name == SavingArm(r)) return static_cast<double>(arm.record.kept_bytes);
   }
   return 0;
 }
@@ -137,7 +149,11 @@ Result<LadderRungOutcome> RunRung(const LadderRequest& r, size_t i, const TrialO
     if (how.empty()) request.checked = checked;  // arms lent by another trial: nothing to reuse
     PF_ASSIGN_OR_RETURN(out.trial, RunTrialJob(request, observer));
   }
-  out.point = PointOf(out.trial.outcome, out.flops);
+  if (config.IsKeepTrial()) {
+    PF_ASSIGN_OR_RETURN(KeepRung keep, KeepRungOf(out.trial.outcome));
+    out.keep = std::move(keep);
+  }
+  out.point = PointOf(out.trial.outcome, out.flops, SavingIndex(out));
   return out;
 }
 
@@ -153,31 +169,85 @@ json ReceiptConfig(const LadderRequest& r) {
   config["out"] = r.out_dir;
   config["project_to"] = r.project_to ? json(*r.project_to) : json(nullptr);
   config["arms"] = "made once by rung 1 and shared";
+  if (r.base.IsKeepTrial()) {
+    config["arms"] =
+        "made once by rung 1 and shared: the whole pool in random order (keep 1) and the "
+        "selector's top fraction for each of keeps";
+    config["at_flops"] = r.at_flops ? json(*r.at_flops) : json(nullptr);
+  }
   config["forecast"] = "none (every rung's net is charged alike)";
   if (!r.plan.is_null()) config["plan"] = r.plan;
   return config;
+}
+
+report::LadderPageKeeps KeepPageRung(const KeepRung& k) {
+  report::LadderPageKeeps out;
+  out.best_keep = k.best.keep;
+  out.best_share = k.best.share;
+  auto add = [&](const KeepArmOutcome& a, bool baseline) {
+    const double net = baseline ? std::nan("") : (a.caught_up ? a.net : a.net_bound);
+    out.arms.push_back({a.keep, a.end_loss, a.end_loss_sd, a.epochs, net, baseline || a.caught_up});
+  };
+  add(k.baseline, true);
+  for (const KeepArmOutcome& a : k.keeps) add(a, false);
+  return out;
 }
 
 report::LadderPageData PageData(const LadderJob& job, const std::string& title) {
   report::LadderPageData d;
   d.title = title;
   for (const LadderRungOutcome& r : job.rungs) {
-    const trial::Comparison& c = r.trial.outcome.trial.comparisons.front();
+    const trial::Comparison& c = r.trial.outcome.trial.comparisons.at(SavingIndex(r));
     const auto& regime = r.trial.outcome.regime;
     d.rungs.push_back({r.rung.model_name, r.rung.steps, r.flops, c.saving.gross, r.point.net,
                        c.ci.net.lo, c.ci.net.hi, r.point.caught_up,
                        regime ? std::optional<bool>(regime->informative) : std::nullopt,
                        r.trial.receipt_hash});
+    if (r.keep) d.keeps.push_back(KeepPageRung(*r.keep));
   }
   d.trend = job.trend;
   d.projection = job.projection;
+  d.keep_trend = job.keep_trend;
+  d.recommendation = job.recommendation;
   return d;
+}
+
+// The best fraction's trend and the recommendation, under KEEP.
+std::string KeepTrendText(const trial::KeepTrend& t, const trial::KeepRecommendation& rec) {
+  std::string out =
+      "\nKEEP: the fraction of lowest end-of-budget loss per rung, against log compute\n";
+  if (t.fit.fitted) {
+    out += fmt::format(
+        "  trend: {}: log10(best keep) changes by {:+.3f} per decade of compute (95% {:+.3f} to "
+        "{:+.3f}), {} rungs fitted\n",
+        t.fit.direction, t.fit.slope_per_decade, t.fit.lo, t.fit.hi, t.fit.rungs_fitted);
+  } else {
+    out += fmt::format("  trend: unclear ({} rungs to fit)\n", t.fit.rungs_fitted);
+  }
+  for (const std::string& note : t.notes) out += "  note: " + note + "\n";
+  return out + "  " + narrate::RecommendationSentence(rec) + "\n";
 }
 
 // "26.3% to 31.9%"; an end that never caught up reads "never".
 std::string IntervalText(double lo, double hi) {
   auto end = [](double v) { return std::isfinite(v) ? FormatPercent(v) : std::string("never"); };
   return end(lo) + " to " + end(hi);
+}
+
+// A keep ladder's trend of the best fraction and its recommendation at --at-flops (else at the
+// largest rung's compute).
+void RecommendKeep(const LadderRequest& r, LadderJob& job) {
+  std::vector<trial::KeepRungPoint> points;
+  for (const LadderRungOutcome& rung : job.rungs) {
+    const auto& regime = rung.trial.outcome.regime;
+    points.push_back({rung.flops, rung.keep->best.keep, rung.keep->best.log10_sd,
+                      regime ? std::optional<bool>(regime->informative) : std::nullopt});
+  }
+  std::vector<double> grid = r.base.keeps;
+  grid.push_back(1);
+  job.keep_trend = trial::FitKeepTrend(points, grid);
+  job.recommendation =
+      trial::RecommendKeep(*job.keep_trend, r.at_flops ? *r.at_flops : job.rungs.back().flops);
 }
 
 }  // namespace
@@ -199,6 +269,50 @@ Result<std::vector<RungSpec>> ParseRungs(const std::string& text) {
     start = comma + 1;
   }
   return rungs;
+}
+
+Result<std::vector<double>> ParseKeeps(const std::string& text) {
+  std::vector<double> keeps;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t comma = text.find(',', start);
+    if (comma == std::string::npos) comma = text.size();
+    const std::string item = text.substr(start, comma - start);
+    // As the one-number flag read it (strtold, then double), so one value keeps its bits.
+    char* end = nullptr;
+    const double v = item.empty() ? 0 : static_cast<double>(std::strtold(item.c_str(), &end));
+    if (item.empty() || end != item.c_str() + item.size() || !std::isfinite(v) ||
+        !(v > 0 && v <= 1)) {
+      return Status::InvalidArgument("--keep: '" + item +
+                                     "' is not a fraction in (0, 1] (e.g. 0.25, or a list "
+                                     "0.05,0.1,0.25,0.5)");
+    }
+    keeps.push_back(v);
+    start = comma + 1;
+  }
+  if (keeps.size() == 1) return keeps;
+  std::sort(keeps.begin(), keeps.end());
+  for (size_t i = 0; i < keeps.size(); ++i) {
+    if (keeps[i] >= 1) {
+      return Status::InvalidArgument(
+          "--keep: 1 is not a fraction to list: every rung's baseline already trains on the "
+          "whole pool");
+    }
+    if (i > 0 && keeps[i] == keeps[i - 1]) {
+      return Status::InvalidArgument(fmt::format("--keep: {} is given twice", keeps[i]));
+    }
+  }
+  return keeps;
+}
+
+void SetKeeps(const std::vector<double>& keeps, trial::TrialConfig& base) {
+  if (keeps.size() == 1) {
+    base.keep = keeps[0];
+    base.keeps.clear();
+    return;
+  }
+  base.keeps = keeps;
+  base.keep = 1;
 }
 
 double RungFlops(const LadderRung& rung) {
@@ -242,6 +356,13 @@ Result<LadderJob> RunLadderJob(const LadderRequest& r, const TrialObserver& obse
   if (r.project_to && !(*r.project_to > 0)) {
     return Status::InvalidArgument("--project-to must be a positive number of FLOPs");
   }
+  if (r.at_flops && !(*r.at_flops > 0)) {
+    return Status::InvalidArgument("--at-flops must be a positive number of FLOPs");
+  }
+  if (r.at_flops && !r.base.IsKeepTrial()) {
+    return Status::InvalidArgument(
+        "--at-flops recommends a fraction to keep: give --keep two or more fractions");
+  }
   PF_RETURN_IF_ERROR(ledger::CheckAppendable(r.ledger_path));
   // The inputs and the first rung's folder, inside --out (the same probe), before any write;
   // what it read goes on to rung 1's trial.
@@ -259,9 +380,10 @@ Result<LadderJob> RunLadderJob(const LadderRequest& r, const TrialObserver& obse
   }
   job.trend = trial::FitLadderTrend(points);
   if (r.project_to) {
-    job.projection = trial::ProjectSaving(job.trend, *r.project_to,
-                                          CuratedBytes(job.rungs.front().trial.outcome));
+    job.projection =
+        trial::ProjectSaving(job.trend, *r.project_to, CuratedBytes(job.rungs.front()));
   }
+  if (r.base.IsKeepTrial()) RecommendKeep(r, job);
   job.page_path = JoinPath(r.out_dir, "ladder.html");
   const std::string title = r.base.target_name.empty()
                                 ? r.base.selector + " on " + BaseName(r.base.target_select)
@@ -285,15 +407,17 @@ json LadderResultJson(const LadderJob& job) {
   json rungs = json::array();
   for (const LadderRungOutcome& r : job.rungs) {
     const json result = TrialResultJson(r.trial);
+    // The compared arm's comparison (the primary one, unless a keep ladder's).
+    const json& saved = result["comparisons"][SavingIndex(r)];
     json rung = {{"model", r.rung.model_name},
                  {"steps", r.rung.steps},
                  {"flops", r.flops},
                  {"params", r.trial.outcome.params},
                  {"compute_saved",
-                  {{"gross", result["compute_saved"]["gross"]},
-                   {"net", result["compute_saved"]["net"]},
-                   {"ci95", result["compute_saved"]["ci95"]}}},
-                 {"caught_up", result["caught_up"]},
+                  {{"gross", saved["compute_saved"]["gross"]},
+                   {"net", saved["compute_saved"]["net"]},
+                   {"ci95", saved["compute_saved"]["ci95"]}}},
+                 {"caught_up", saved["caught_up"]},
                  {"regime", result["regime"]},
                  {"trial_receipt", r.trial.receipt_hash},
                  {"out_dir", r.out_dir},
@@ -301,14 +425,20 @@ json LadderResultJson(const LadderJob& job) {
     if (!r.point.caught_up) {
       rung["net_bound"] = std::isfinite(r.point.net) ? json(r.point.net) : json(nullptr);
     }
+    if (r.keep) rung.update(KeepRungJson(*r.keep));
     rungs.push_back(rung);
   }
-  return {{"rungs", rungs},
-          {"trend", trial::LadderTrendToJson(job.trend)},
-          {"projection",
-           job.projection ? trial::LadderProjectionToJson(*job.projection) : json(nullptr)},
-          {"page", job.page_path},
-          {"cost", {{"core_seconds", job.core_seconds}, {"flops", job.flops}}}};
+  json doc = {{"rungs", rungs},
+              {"trend", trial::LadderTrendToJson(job.trend)},
+              {"projection",
+               job.projection ? trial::LadderProjectionToJson(*job.projection) : json(nullptr)},
+              {"page", job.page_path},
+              {"cost", {{"core_seconds", job.core_seconds}, {"flops", job.flops}}}};
+  if (job.keep_trend) doc["keep_trend"] = trial::KeepTrendToJson(*job.keep_trend);
+  if (job.recommendation) {
+    doc["recommendation"] = trial::KeepRecommendationToJson(*job.recommendation);
+  }
+  return doc;
 }
 
 json LadderJson(const LadderJob& job) {
@@ -319,11 +449,14 @@ json LadderJson(const LadderJob& job) {
 
 std::string LadderText(const LadderJob& job) {
   std::string out =
-      fmt::format("{:<4} {:<8} {:>7} {:>12} {:>8} {:>8}  {:<22} {}\n", "rung", "model", "steps",
-                  "FLOPs/run", "gross", "net", "net 95% interval", "regime");
+      job.keep_trend ? "(each rung's row: its fraction of lowest end loss against the whole pool; "
+                       "every fraction below it)\n"
+                     : "";
+  out += fmt::format("{:<4} {:<8} {:>7} {:>12} {:>8} {:>8}  {:<22} {}\n", "rung", "model", "steps",
+                     "FLOPs/run", "gross", "net", "net 95% interval", "regime");
   for (size_t i = 0; i < job.rungs.size(); ++i) {
     const LadderRungOutcome& r = job.rungs[i];
-    const trial::Comparison& c = r.trial.outcome.trial.comparisons.front();
+    const trial::Comparison& c = r.trial.outcome.trial.comparisons.at(SavingIndex(r));
     const std::string net =
         fmt::format("{}{}", r.point.caught_up ? "" : "<= ", FormatPercent(r.point.net));
     const auto& regime = r.trial.outcome.regime;
@@ -332,6 +465,7 @@ std::string LadderText(const LadderJob& job) {
         FormatFlops(r.flops), r.point.caught_up ? FormatPercent(c.saving.gross) : "never", net,
         IntervalText(c.ci.net.lo, c.ci.net.hi),
         !regime ? "not checked" : (regime->informative ? "informative" : "NOT informative"));
+    if (r.keep) out += KeepRungText(*r.keep);
   }
   const trial::LadderTrend& t = job.trend;
   if (t.fitted) {
@@ -351,6 +485,7 @@ std::string LadderText(const LadderJob& job) {
         p.assumption);
     if (!p.note.empty()) out += fmt::format("  note: {}\n", p.note);
   }
+  if (job.keep_trend) out += KeepTrendText(*job.keep_trend, *job.recommendation);
   out += fmt::format("\npage: {}\nreceipt: {}\n", job.page_path, job.receipt_hash);
   return out;
 }

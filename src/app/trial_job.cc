@@ -137,7 +137,7 @@ Result<TrialJob> RunTrialJob(const TrialRequest& request, const TrialObserver& o
     }
     PF_RETURN_IF_ERROR(ledger::CheckAppendable(request.ledger_path));
   }
-  if (leader && request.forecast_first && !config.IsScheduleTrial() &&
+  if (leader && request.forecast_first && !config.IsScheduleTrial() && !config.IsKeepTrial() &&
       config.forecast_hash.empty()) {
     forecast::ForecastConfig fc = ForecastConfigFor(config);
     fc.group = request.group;
@@ -152,8 +152,10 @@ Result<TrialJob> RunTrialJob(const TrialRequest& request, const TrialObserver& o
         forecast = std::move(made);
         return trial::ForecastCharge{earlier, forecast->outcome.core_seconds};
       }
+      forecast::ForecastArms forecast_arms = ForecastArmsOf(arms);
+      forecast_arms.pool_passes = checked.passes;  // the cross-fit shares the pool's first pass
       PF_ASSIGN_OR_RETURN(ForecastJob f,
-                          RunForecastJob(fc, request.ledger_path, ForecastArmsOf(arms),
+                          RunForecastJob(fc, request.ledger_path, forecast_arms,
                                          [&](const std::string& s) { note("forecast: " + s); }));
       note(fmt::format("forecast: {} (predicted net saving {:+.1f}%), receipt {}",
                        f.outcome.prediction.verdict, 100 * f.outcome.prediction.saving,

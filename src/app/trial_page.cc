@@ -31,27 +31,6 @@ constexpr size_t kSharesShown = 10;
 
 const char* const kShareFields[] = {"source", "genre", "domain", "category"};
 
-// The first `kExcerptBytes` of `text` on one line, cut at a character boundary.
-std::string Excerpt(std::string_view text) {
-  std::string out;
-  bool space = false;
-  for (char ch : text) {
-    const bool blank = ch == ' ' || ch == '\n' || ch == '\t' || ch == '\r';
-    if (blank) {
-      space = !out.empty();
-      continue;
-    }
-    if (space) out += ' ';
-    space = false;
-    out += ch;
-    if (out.size() >= kExcerptBytes) break;
-  }
-  if (out.size() < kExcerptBytes) return out;
-  while (!out.empty() && (static_cast<unsigned char>(out.back()) & 0xC0) == 0x80) out.pop_back();
-  if (!out.empty() && (static_cast<unsigned char>(out.back()) & 0x80)) out.pop_back();
-  return out + "\u2026";
-}
-
 // Visits at most kMaxReadDocs records or kMaxReadBytes of `paths`, until `visit` returns false.
 // Returns whether the read stopped at the bound (not at the end or on the visitor's word).
 Result<bool> ReadBounded(const std::vector<std::string>& paths, const corpus::ReadOptions& options,
@@ -79,15 +58,19 @@ std::vector<report::SelectedDoc> ExplainedDocs(const nlohmann::json& list) {
     if (!d.is_object() || !d.contains("id") || !d["id"].is_string()) continue;
     docs.push_back({d["id"].get<std::string>(),
                     d.contains("score") && d["score"].is_number() ? d["score"].get<double>() : 0,
-                    ""});
+                    d.contains("excerpt") && d["excerpt"].is_string() ? d["excerpt"].get<std::string>()
+                                                                       : ""});
   }
   return docs;
 }
 
-// Fills in the excerpts of `docs` from the pool (ids as the selection computed them).
+// Fills in the excerpts of `docs` that their manifest did not give (one written before manifests
+// carried them) from the pool (ids as the selection computed them).
 Status FillExcerpts(const trial::TrialConfig& c, std::vector<report::SelectedDoc*> docs) {
   std::map<std::string, std::vector<report::SelectedDoc*>> wanted;
-  for (report::SelectedDoc* d : docs) wanted[d->id].push_back(d);
+  for (report::SelectedDoc* d : docs) {
+    if (d->excerpt.empty()) wanted[d->id].push_back(d);
+  }
   if (wanted.empty()) return Status::Ok();
   corpus::ReadOptions options = trial::PoolReadOptions(c);
   options.skip_bad = true;
@@ -96,7 +79,7 @@ Status FillExcerpts(const trial::TrialConfig& c, std::vector<report::SelectedDoc
                                              r.row_group, r.row_in_group));
     if (it == wanted.end()) return true;
     auto text = corpus::ParseTextField(r.line, options, std::string(r.file));
-    for (report::SelectedDoc* d : it->second) d->excerpt = text.ok() ? Excerpt(*text) : "";
+    for (report::SelectedDoc* d : it->second) d->excerpt = text.ok() ? select::Excerpt(*text, kExcerptBytes) : "";
     wanted.erase(it);
     return !wanted.empty();
   });

@@ -122,7 +122,8 @@ nlohmann::json LabRecordOf(const trial::TrialOutcome& o) {
   q.target = TargetName(c, c.target_select);
   q.pool = PoolName(c);
   q.selector = c.selector;
-  q.keep = c.keep;
+  q.keep = c.IsKeepTrial() ? c.keeps.front() : c.keep;  // the first comparison's arm
+  q.whole_pool_baseline = c.IsKeepTrial();
   q.model = c.model_name;
   q.model_params = o.params;
   q.steps = c.steps;

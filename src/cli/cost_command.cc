@@ -70,6 +70,9 @@ int RunCost(int argc, char** argv) {
                  "project the measured compute_saved.net of a trial's result.json or receipt, "
                  "with the pilot's scale and regime beside the dollars")
       ->excludes(saving_opt);
+  app.add_option("--from-ladder", request.from_ladder,
+                 "a keep ladder's ladder.json or receipt: price the run its recommended fraction "
+                 "was made for (unless --from-flops or --params/--tokens), the fraction beside it");
   app.add_flag("--record", request.record, "append a receipt of kind 'cost' to the ledger");
   app.add_option("--ledger", request.ledger_path, "receipt ledger for --record")
       ->capture_default_str();

@@ -1,6 +1,7 @@
 // preflight ladder: the same trial at >= 3 rungs of increasing compute, and whether the saving
 // grows, holds or shrinks with scale (app/ladder_job.h).
 
+#include <algorithm>
 #include <cstdio>
 
 #include "app/ladder_job.h"
@@ -21,13 +22,22 @@ struct LadderFlags {
   app::PriceFlags prices;
   std::string rungs;
   std::string budget;
+  std::string keep;  // "0.25" or a list "0.05,0.1,0.25,0.5"
+  std::string at;    // MODEL:STEPS to recommend a fraction for
   double project_to = 0;
+  double at_flops = 0;
   bool json = false, quiet = false;
 };
 
 void AddFlags(CLI::App& app, LadderFlags& f) {
   f.request.ledger_path = ledger::DefaultLedgerPath();
   AddTrialDataFlags(app, f.request.base);
+  // --keep takes a list here: the trial flags' one number is replaced.
+  app.remove_option(app.get_option("--keep"));
+  app.add_option("--keep", f.keep,
+                 "fraction of the pool's bytes per arm (default 0.25); two or more, e.g. "
+                 "0.05,0.1,0.25,0.5: an arm per fraction against the whole pool, and the "
+                 "fraction to keep");
   AddTrainerFlags(app, f.request.base.trainer, f.prices);
   app.add_option("--rungs", f.rungs,
                  "MODEL:STEPS per rung, at least 3, in increasing compute, e.g. "
@@ -39,6 +49,11 @@ void AddFlags(CLI::App& app, LadderFlags& f) {
   app.add_option("--project-to", f.project_to,
                  "FLOPs of one training run to project the trend to (e.g. 1e18); labelled a "
                  "projection");
+  app.add_option("--at-flops", f.at_flops,
+                 "with a --keep list: FLOPs of one training run to recommend a fraction for "
+                 "(default: the largest rung's)");
+  app.add_option("--at", f.at, "with a --keep list: MODEL:STEPS to recommend a fraction for")
+      ->excludes("--at-flops");
   app.add_option("--out", f.request.out_dir, "ladder folder (resumable)")->required();
   app.add_option("--ledger", f.request.ledger_path, "receipt ledger")->capture_default_str();
   app.add_flag("--json", f.json, "print one JSON document on stdout");
@@ -52,14 +67,16 @@ Status PlanRungs(LadderFlags& f) {
   PF_ASSIGN_OR_RETURN(std::vector<app::PlanCandidate> candidates,
                       MeasureBudgetCandidates(f.shape, f.request.base.threads));
   const int seeds = f.request.base.seeds;
+  const int arms = 1 + static_cast<int>(std::max<size_t>(1, f.request.base.keeps.size()));
   PF_ASSIGN_OR_RETURN(std::vector<app::BudgetPlan> plans,
-                      app::PlanLadderForBudget(seconds, candidates, 2, seeds));
+                      app::PlanLadderForBudget(seconds, candidates, arms, seeds));
   nlohmann::json rung_plans = nlohmann::json::array();
   for (size_t i = 0; i < plans.size(); ++i) {
     f.request.rungs.push_back({plans[i].model_name, plans[i].model, plans[i].steps});
     rung_plans.push_back(app::BudgetPlanToJson(plans[i]));
     if (!f.quiet) {
-      std::fprintf(stderr, "rung %zu %s", i + 1, app::BudgetPlanText(plans[i], 2 * seeds).c_str());
+      std::fprintf(stderr, "rung %zu %s", i + 1,
+                   app::BudgetPlanText(plans[i], arms * seeds).c_str());
     }
   }
   f.request.plan = {{"budget_seconds", seconds},
@@ -68,11 +85,29 @@ Status PlanRungs(LadderFlags& f) {
   return app::CheckRungs(f.request.rungs);
 }
 
+// --at MODEL:STEPS: that run's FLOPs, with the shape overrides.
+Status ResolveAt(LadderFlags& f) {
+  if (f.at_flops != 0) f.request.at_flops = f.at_flops;
+  if (f.at.empty()) return Status::Ok();
+  PF_ASSIGN_OR_RETURN(std::vector<app::RungSpec> at, app::ParseRungs(f.at));
+  if (at.size() != 1) return Status::InvalidArgument("--at takes one MODEL:STEPS");
+  ModelFlags m = f.shape;
+  m.name = at[0].model_name;
+  PF_ASSIGN_OR_RETURN(engine::ModelConfig model, m.Resolve());
+  f.request.at_flops = app::RungFlops({at[0].model_name, model, at[0].steps});
+  return Status::Ok();
+}
+
 Status Resolve(LadderFlags& f) {
   if (f.rungs.empty() == f.budget.empty()) {
     return Status::InvalidArgument("give --rungs MODEL:STEPS,... or --budget DURATION (one)");
   }
   if (f.project_to != 0) f.request.project_to = f.project_to;
+  if (!f.keep.empty()) {
+    PF_ASSIGN_OR_RETURN(std::vector<double> keeps, app::ParseKeeps(f.keep));
+    app::SetKeeps(keeps, f.request.base);
+  }
+  PF_RETURN_IF_ERROR(ResolveAt(f));
   PF_RETURN_IF_ERROR(ApplyPriceFlags(f.prices, f.request.base));
   if (!f.budget.empty() && !f.request.base.trainer.IsBuiltin()) {
     return Status::InvalidArgument(
@@ -117,6 +152,14 @@ int RunLadder(int argc, char** argv) {
       "parameter runs fit (Hoffmann et al. 2022) and the steps that fill the rung's share; the\n"
       "plan is printed before training and recorded in the ladder receipt's config.\n"
       "Shape overrides (--layers ... --batch) apply to every rung's model.\n\n"
+      "How much to keep: --keep with two or more fractions (e.g. 0.05,0.1,0.25,0.5) makes every\n"
+      "rung one keep trial: the whole pool in random order (the baseline, trained once per rung)\n"
+      "beside the selector's top fraction for each value, all alike in compute. Per rung and\n"
+      "fraction: compute saved against the baseline (gross, net, 95% interval), the held-out\n"
+      "loss at the end of the budget and the epochs over the arm's data; per rung the best\n"
+      "fraction and how sure; a trend of it against log compute and the fraction to keep at\n"
+      "--at-flops X (or --at MODEL:STEPS; default the largest rung), marked when extrapolated,\n"
+      "refused with its reason when every rung is uninformative or the trend is unclear.\n\n"
       "Example:\n  preflight ladder --pool data/brown/pools/cj.jsonl \\\n"
       "      --target-select data/brown/targets/cj.select.jsonl \\\n"
       "      --target-eval data/brown/targets/cj.eval.jsonl --selector dsir \\\n"

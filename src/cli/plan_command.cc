@@ -85,6 +85,12 @@ int RunPlan(int argc, char** argv) {
                  "inference number format, choosing the GPU's dense peak: bf16 (default), fp8, "
                  "int8");
   AddServingFlags(app, r, tokens_opt);
+  app.add_option("--from-ladder", r.from_ladder,
+                 "a keep ladder's ladder.json or receipt: plan the fraction it recommends, at "
+                 "the compute it was made for unless a budget is given");
+  app.add_option("--pool-tokens", r.pool_tokens,
+                 "with --from-ladder: tokens in the pool the fraction is kept from (for the "
+                 "epochs over the kept part)");
   app.add_flag("--json", as_json, "print one JSON document on stdout");
   if (int rc = Parse(app, argc, argv); rc >= 0) return rc;
 

@@ -11,8 +11,8 @@
 //
 // Determinism: every reduction runs in an order fixed by the shapes alone (rows are summed in
 // fixed blocks of kRowBlock, blocks combined in order), never by the thread count, so results
-// are bit-identical for a given build whatever OMP_NUM_THREADS is (the BLAS aside; see
-// doc/train.md).
+// are bit-identical for a given build whatever OMP_NUM_THREADS is (and so are Sgemm's products
+// through BLIS, not through OpenBLAS: engine/blas.h).
 //
 // Each fast kernel has a plain-loop twin in namespace reference, used by the tests.
 

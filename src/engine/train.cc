@@ -30,7 +30,7 @@ std::string TokensHash(const std::vector<uint16_t>& tokens) {
 }
 
 // Everything that determines the curve; a checkpoint resumes only a run with the same one.
-// (The thread count is left out: the kernels' results do not depend on it; see doc/train.md.)
+// (The thread count is left out: through BLIS the results do not depend on it, engine/blas.h.)
 std::string Fingerprint(const TrainOptions& o, const std::string& data_hash,
                         const std::string& eval_hash) {
   nlohmann::json j;

@@ -12,6 +12,7 @@
 #include "forecast/arm_reader.h"
 #include "forecast/pool_signals.h"
 #include "forecast/signals.h"
+#include "select/batch.h"
 #include "select/selector.h"
 
 namespace preflight::forecast {
@@ -66,22 +67,36 @@ Result<std::vector<std::string>> SelectionPool(const CrossFitOptions& o) {
   return std::vector<std::string>{path};
 }
 
-// The pool's quarter selected with one half, read as the other signals read an arm.
-Result<std::vector<std::string>> SelectWithHalf(const CrossFitOptions& o,
-                                                const std::vector<std::string>& pool,
-                                                const std::string& half_path, int half) {
-  select::SelectOptions s;
-  s.selector = o.plan.selector;
-  s.keep = o.plan.keep;
-  s.seed = o.plan.selection_seed;
-  s.threads = o.plan.threads;
-  s.out_path = JoinPath(o.work_dir, fmt::format("xfit-curated-{}.jsonl", half));
-  s.read.text_field = o.plan.text_field;
-  s.id_field = o.plan.id_field;
-  s.target_text_field = "text";
-  s.target_id_field = "id";
-  PF_RETURN_IF_ERROR(select::RunSelection(pool, {half_path}, s).status());
-  return ReadSample(s.out_path, o.plan.text_field, o.signal_bytes);
+// The pool's quarters selected with each half, as one batch, read as the other signals read an
+// arm; `passes_read`: how often the batch read each pool input (the manifests' cost.passes).
+Result<std::vector<std::vector<std::string>>> SelectWithHalves(
+    const CrossFitOptions& o, const std::vector<std::string>& pool,
+    const std::vector<std::string>& half_paths, nlohmann::json* passes_read) {
+  std::vector<select::SelectionRequest> requests;
+  for (size_t h = 0; h < half_paths.size(); ++h) {
+    select::SelectOptions s;
+    s.selector = o.plan.selector;
+    s.keep = o.plan.keep;
+    s.seed = o.plan.selection_seed;
+    s.threads = o.plan.threads;
+    s.out_path = JoinPath(o.work_dir, fmt::format("xfit-curated-{}.jsonl", h));
+    s.read.text_field = o.plan.text_field;
+    s.id_field = o.plan.id_field;
+    s.target_text_field = "text";
+    s.target_id_field = "id";
+    requests.push_back({{half_paths[h]}, s});
+  }
+  const select::PreparedInputs* passes = pool == o.plan.pool ? o.passes : nullptr;
+  PF_ASSIGN_OR_RETURN(std::vector<select::SelectionResult> made,
+                      select::RunSelections(pool, requests, {}, nullptr, passes));
+  *passes_read = made.front().manifest["cost"]["passes"];
+  std::vector<std::vector<std::string>> arms;
+  for (const select::SelectionRequest& r : requests) {
+    PF_ASSIGN_OR_RETURN(std::vector<std::string> arm,
+                        ReadSample(r.options.out_path, o.plan.text_field, o.signal_bytes));
+    arms.push_back(std::move(arm));
+  }
+  return arms;
 }
 
 std::vector<std::string> Concat(const std::vector<std::string>& a,
@@ -181,17 +196,20 @@ Result<CrossFitResult> CrossFitSignals(const CrossFitOptions& o,
   CostMeter meter;
   CrossFitResult out;
   PF_ASSIGN_OR_RETURN(std::vector<std::string> pool, SelectionPool(o));
-  std::vector<std::vector<std::string>> arms(2);
+  std::vector<std::string> half_paths;
   for (int h = 0; h < 2; ++h) {
-    const std::string path = JoinPath(o.work_dir, fmt::format("xfit-half-{}.jsonl", h));
-    PF_RETURN_IF_ERROR(WriteTexts(path, halves[h]));
-    PF_ASSIGN_OR_RETURN(arms[h], SelectWithHalf(o, pool, path, h));
+    half_paths.push_back(JoinPath(o.work_dir, fmt::format("xfit-half-{}.jsonl", h)));
+    PF_RETURN_IF_ERROR(WriteTexts(half_paths.back(), halves[h]));
   }
+  nlohmann::json passes;
+  PF_ASSIGN_OR_RETURN(std::vector<std::vector<std::string>> arms,
+                      SelectWithHalves(o, pool, half_paths, &passes));
   out.selection_core_seconds = meter.core_seconds();
   out.signals["xfit_bigram_gain"] = CrossFitBigram(arms, random, halves);
   out.evidence = {{"halves", {halves[0].size(), halves[1].size()}},
                   {"signal_docs", {arms[0].size(), arms[1].size()}},
-                  {"selection_core_seconds", out.selection_core_seconds}};
+                  {"selection_core_seconds", out.selection_core_seconds},
+                  {"pool_passes", passes}};
   if (o.curve_signals) CurveSignalsInto(o, arms, random, halves, out);
   return out;
 }

@@ -18,9 +18,10 @@
 //                           target's kind than of the random quarter's (pool_signals.h
 //                           TargetLikeShare on whole documents), and the curated quarter's share
 //
-// Cost: two selections over the pool (at most kMaxPoolBytes of it: a larger pool is sampled, an
-// evenly spread deterministic share of its lines written beside the arms) and the signals on at
-// most `signal_bytes` of each arm. Writes only under work_dir.
+// Cost: two selections over the pool, made together (one scoring and one writing pass, the first
+// pass shared with the trial's arms when it hands it over), at most kMaxPoolBytes of it (a larger
+// pool is sampled, an evenly spread deterministic share of its lines written beside the arms),
+// and the signals on at most `signal_bytes` of each arm. Writes only under work_dir.
 
 #include <cstdint>
 #include <map>
@@ -31,6 +32,7 @@
 #include "base/status.h"
 #include "forecast/calibration.h"
 #include "forecast/ngram_curve.h"
+#include "select/prepared.h"
 #include "trial/plan.h"
 
 namespace preflight::forecast {
@@ -46,6 +48,9 @@ struct CrossFitOptions {
   // 2% of a trial; bench/calibration/README.md).
   bool curve_signals = false;
   std::string work_dir;  // an existing folder
+  // The pool's first pass, made ahead (a trial's input check): the two selections share it, and
+  // one scoring and one writing pass, when it serves them (select/batch.h).
+  const select::PreparedInputs* passes = nullptr;
 };
 
 struct CrossFitResult {

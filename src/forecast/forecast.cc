@@ -15,6 +15,7 @@
 #include "forecast/concentration.h"
 #include "forecast/cross_fit.h"
 #include "forecast/pool_signals.h"
+#include "select/batch.h"
 #include "select/selector.h"
 
 namespace preflight::forecast {
@@ -112,29 +113,38 @@ Status ValidateConfig(const ForecastConfig& c) {
   return engine::ValidateModel(c.model);
 }
 
-// The two arms the trial would train, made under `dir`.
+// The two arms the trial would train, made under `dir` as one batch, after the pool's first pass
+// read once for them and the cross-fitted selections (select/batch.h).
 Result<ForecastArms> MakeArms(const ForecastConfig& c, const std::string& dir,
                               const std::function<void(const std::string&)>& progress) {
+  select::SelectOptions o;
+  o.keep = c.keep;
+  o.seed = c.selection_seed;
+  o.threads = c.threads;
+  o.read.text_field = c.text_field;
+  o.id_field = c.id_field;
+  o.target_text_field = c.target_text_field;
+  o.target_id_field = c.target_id_field;
+  if (progress) progress("read the pool and T_sel");
+  PF_ASSIGN_OR_RETURN(select::PreparedInputs read,
+                      select::PrepareInputs(c.pool, {c.target_select}, o, {c.selector, "random"}));
   ForecastArms arms;
-  for (const auto& [name, kind] :
-       {std::pair<std::string, std::string>{"curated", c.selector}, {"random", "random"}}) {
-    if (progress) progress("select " + name + " (" + kind + ")");
-    select::SelectOptions o;
-    o.selector = kind;
-    o.keep = c.keep;
-    o.seed = c.selection_seed;
-    o.threads = c.threads;
-    o.out_path = JoinPath(dir, name + ".jsonl");
-    o.read.text_field = c.text_field;
-    o.id_field = c.id_field;
-    o.target_text_field = c.target_text_field;
-    o.target_id_field = c.target_id_field;
-    PF_ASSIGN_OR_RETURN(select::SelectionResult s,
-                        select::RunSelection(c.pool, {c.target_select}, o));
-    ForecastArm& arm = name == "curated" ? arms.curated : arms.random;
-    arm = {o.out_path, kind, s.kept_docs, s.kept_bytes, s.core_seconds};
-    if (name == "curated") arms.inputs = select::ReceiptInputs(s.manifest["inputs"]);
+  arms.pool_passes = std::make_shared<const select::PreparedInputs>(std::move(read));
+  std::vector<select::SelectionRequest> requests;
+  for (const char* name : {"curated", "random"}) {
+    o.selector = std::string(name) == "curated" ? c.selector : "random";
+    o.out_path = JoinPath(dir, std::string(name) + ".jsonl");
+    requests.push_back({{c.target_select}, o});
   }
+  if (progress) progress("select curated (" + c.selector + ") and random");
+  PF_ASSIGN_OR_RETURN(std::vector<select::SelectionResult> made,
+                      select::RunSelections(c.pool, requests, {}, nullptr,
+                                            arms.pool_passes.get()));
+  arms.curated = {requests[0].options.out_path, c.selector, made[0].kept_docs,
+                  made[0].kept_bytes, made[0].core_seconds};
+  arms.random = {requests[1].options.out_path, "random", made[1].kept_docs, made[1].kept_bytes,
+                 made[1].core_seconds};
+  arms.inputs = select::ReceiptInputs(made[0].manifest["inputs"]);
   return arms;
 }
 
@@ -154,7 +164,8 @@ struct Measured {
 
 // The cross-fitted signals (cross_fit.h), their files in a temporary folder.
 Status MeasureCrossFit(const ForecastConfig& c, const std::vector<std::string>& target,
-                       const std::vector<std::string>& random, Measured& m) {
+                       const std::vector<std::string>& random,
+                       const select::PreparedInputs* passes, Measured& m) {
   PF_ASSIGN_OR_RETURN(WorkDir work, WorkDir::Make(""));
   CrossFitOptions o;
   o.plan = c;  // the forecast's config is the trial's plan and more
@@ -164,6 +175,7 @@ Status MeasureCrossFit(const ForecastConfig& c, const std::vector<std::string>& 
   o.schedule.context = c.model.context;
   o.curve_signals = c.curve_signals;
   o.work_dir = work.path();
+  o.passes = passes;
   PF_ASSIGN_OR_RETURN(CrossFitResult x, CrossFitSignals(o, target, random));
   for (auto& [name, value] : x.signals) m.signals[name] = value;
   m.cross_fit = std::move(x.evidence);
@@ -173,7 +185,8 @@ Status MeasureCrossFit(const ForecastConfig& c, const std::vector<std::string>& 
 // The signals of the arms on T_sel, and f (the trial's CPU seconds per step).
 Result<Measured> MeasureSignals(const ForecastConfig& c, const std::vector<std::string>& curated,
                                 const std::vector<std::string>& random,
-                                const std::vector<std::string>& target, ForecastOutcome& out,
+                                const std::vector<std::string>& target,
+                                const select::PreparedInputs* passes, ForecastOutcome& out,
                                 const std::function<void(const std::string&)>& progress) {
   Measured m;
   if (progress) progress("byte n-gram statistics");
@@ -199,7 +212,7 @@ Result<Measured> MeasureSignals(const ForecastConfig& c, const std::vector<std::
                                       k.largest_source_kept};
   m.signals["top_cluster_gain"] = {k.top_gain, k.top_gain, k.top_gain};
   if (progress) progress("cross-fitted signals (two selections with half of the target each)");
-  PF_RETURN_IF_ERROR(MeasureCrossFit(c, target, random, m));
+  PF_RETURN_IF_ERROR(MeasureCrossFit(c, target, random, passes, m));
   if (!c.proxy) {
     // f, timed: a few steps of the trial's model on the curated arm.
     if (progress) progress("time a training step");
@@ -334,7 +347,8 @@ Result<ForecastOutcome> ForecastOnArms(const ForecastConfig& c, const ForecastAr
                       ReadSample(arms.random.path, c.text_field, c.signal_bytes));
   PF_ASSIGN_OR_RETURN(std::vector<std::string> target,
                       ReadTexts(c.target_select, c.TargetTextField()));
-  PF_ASSIGN_OR_RETURN(Measured m, MeasureSignals(c, curated, random, target, out, progress));
+  PF_ASSIGN_OR_RETURN(Measured m, MeasureSignals(c, curated, random, target,
+                                                 arms.pool_passes.get(), out, progress));
 
   // The cost (measured here, plus the arms' selections when this forecast made them) against
   // the trial's training compute, estimated; the decision weighs it.

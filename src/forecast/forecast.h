@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -27,6 +28,7 @@
 #include "forecast/calibration.h"
 #include "forecast/signals.h"
 #include "engine/config.h"
+#include "select/prepared.h"
 #include "trial/plan.h"
 
 namespace preflight::forecast {
@@ -85,6 +87,9 @@ struct ForecastArm {
 struct ForecastArms {
   ForecastArm curated, random;
   nlohmann::json inputs;  // pool and target_select: role, path, sha256, docs, bytes
+  // The pool's first pass the arms were selected from, when there is one: the cross-fitted
+  // selections share it instead of reading the pool again (select/batch.h).
+  std::shared_ptr<const select::PreparedInputs> pool_passes;
   // Selection cost the forecast pays for (its own arms); 0 when the trial made the arms and
   // charges them to its arms itself.
   double selection_core_seconds_charged = 0;

@@ -19,6 +19,11 @@ std::string KeepPhrase(double keep) {
   return fmt::format("{:g}%", keep * 100);
 }
 
+// The baseline's name in a sentence: "random quarter", or "whole unselected pool".
+std::string BaselineName(const LabQuestion& q) {
+  return q.whole_pool_baseline ? "whole unselected pool" : "random " + KeepPhrase(q.keep);
+}
+
 json DoesNotShow(const LabQuestion& q, const std::string& model, size_t arms) {
   json out = json::array();
   out.push_back(fmt::format(
@@ -71,23 +76,24 @@ std::pair<std::string, std::string> PrimaryText(const LabQuestion& q, const std:
   const std::string keep = KeepPhrase(q.keep);
   const double level = r.bootstrap.level;
   if (!s.caught_up) {
-    return {fmt::format(
-                "Training {} on the {} of the pool that {} chose for {} did not reach the random "
-                "{}'s best held-out loss ({:.4f} bits per byte) within {} steps: here curation "
-                "did not pay for itself (never caught up).",
-                model, keep, q.selector, q.target, keep, s.l_star, FormatSteps(r.budget_steps)),
-            fmt::format(
-                "The curated arm's mean curve stayed above L* at every eval point up to S = {}: "
-                "never caught up, so no saving is reported and for decisions the saving counts "
-                "as <= 0. The falsifier occurred.",
-                FormatSteps(r.budget_steps))};
+    return {
+        fmt::format("Training {} on the {} of the pool that {} chose for {} did not reach the {}'s "
+                    "best held-out loss ({:.4f} bits per byte) within {} steps: here curation did "
+                    "not pay for itself (never caught up).",
+                    model, keep, q.selector, q.target, BaselineName(q), s.l_star,
+                    FormatSteps(r.budget_steps)),
+        fmt::format(
+            "The curated arm's mean curve stayed above L* at every eval point up to S = {}: "
+            "never caught up, so no saving is reported and for decisions the saving counts "
+            "as <= 0. The falsifier occurred.",
+            FormatSteps(r.budget_steps))};
   }
   return {fmt::format(
-              "Training {} on the {} of the pool that {} chose for {} reached the random {}'s "
-              "best held-out loss ({:.4f} bits per byte) at step {} instead of step {}: {} {} "
+              "Training {} on the {} of the pool that {} chose for {} reached the {}'s best "
+              "held-out loss ({:.4f} bits per byte) at step {} instead of step {}: {} {} "
               "training compute. After paying for the selection (and the forecast, when one was "
               "made) the saving is {} ({}, {} seeds per arm).",
-              model, keep, q.selector, q.target, keep, s.l_star, FormatSteps(s.t_arm),
+              model, keep, q.selector, q.target, BaselineName(q), s.l_star, FormatSteps(s.t_arm),
               FormatSteps(s.t_baseline), FormatPercent(std::abs(s.gross)),
               s.gross >= 0 ? "less" : "more", FormatPercent(s.net),
               IntervalSentence(c.ci.net, level), q.seeds),
@@ -155,12 +161,15 @@ json BuildLabRecord(const LabQuestion& q, const trial::TrialResult& r) {
   const std::string keep = KeepPhrase(q.keep);
   const std::string model = ModelPhrase(q.model, q.model_params);
   json record;
+  const std::string baseline = q.whole_pool_baseline
+                                   ? std::string("the whole pool, unselected, in random order")
+                                   : "a random " + keep + " of the same bytes";
   record["question"] = fmt::format(
       "Does training {} on the {} of the pool ({}) that {} selects for {} reach the best "
-      "held-out loss of a random {} of the same bytes in fewer steps, and does it still save "
-      "compute after paying for the selection?",
+      "held-out loss of {} in fewer steps, and does it still save compute after paying for the "
+      "selection?",
       model, keep, q.pool.empty() ? FormatDecimalBytes(q.pool_bytes) : q.pool, q.selector, q.target,
-      keep);
+      baseline);
   record["falsifier"] = Falsifier(q);
   record["does_not_show"] = DoesNotShow(q, model, r.arms.size());
   if (r.comparisons.empty()) {

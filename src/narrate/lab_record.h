@@ -26,6 +26,9 @@ struct LabQuestion {
   // A launched trainer (torch, cmd) prices a step at each run's charged seconds, not the
   // engine's measured core-seconds (doc/trainers.md, "What a launched run costs").
   bool launched = false;
+  // The baseline is the whole pool in random order (a keep trial, doc/ladder.md), not a random
+  // sample of the same bytes.
+  bool whole_pool_baseline = false;
 };
 
 // "the tiny model (100,096 parameters)", or "the tiny model" when params <= 0.

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "base/number_format.h"
+#include "narrate/keep_text.h"
 #include "report/trial_report.h"
 
 namespace preflight::report {
@@ -203,6 +204,163 @@ std::string TrendSection(const LadderPageData& d) {
   return out;
 }
 
+// --- A keep ladder: each fraction's end loss across rungs ------------------------------------
+
+constexpr double kKeepTop = kTop + 28;  // room for the legend above the plot
+constexpr const char* kKeepColours[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
+                                        "#E69F00", "#56B4E9", "#999999", "#000000"};
+
+std::string KeepLabel(double keep) {
+  return keep >= 1 ? std::string("1 (whole pool)") : fmt::format("{:g}", keep);
+}
+
+// The plot's y: an arm's end loss minus the baseline's (arms[0]) at the same rung, so that the
+// fractions' differences show at every rung whatever the loss's own scale.
+double Gap(const LadderPageKeeps& rung, const LadderPageKeepArm& a) {
+  return a.end_loss - rung.arms.front().end_loss;
+}
+
+Ranges PlaceKeepAxes(const LadderPageData& d) {
+  double x0 = 1e300, x1 = -1e300, y0 = 1e300, y1 = -1e300;
+  for (size_t i = 0; i < d.keeps.size(); ++i) {
+    x0 = std::min(x0, Log(d.rungs[i].flops));
+    x1 = std::max(x1, Log(d.rungs[i].flops));
+    for (const LadderPageKeepArm& a : d.keeps[i].arms) {
+      y0 = std::min(y0, Gap(d.keeps[i], a) - a.end_loss_sd);
+      y1 = std::max(y1, Gap(d.keeps[i], a) + a.end_loss_sd);
+    }
+  }
+  if (!(x1 > x0)) x1 = x0 + 1;
+  if (!(y1 > y0)) y1 = y0 + 0.1;
+  const double pad_x = 0.08 * (x1 - x0), pad_y = 0.08 * (y1 - y0);
+  return {x0 - pad_x, x1 + pad_x, y0 - pad_y, y1 + pad_y};
+}
+
+std::string KeepGrid(const LadderPageData& d, const Ranges& g, const Axis& sx, const Axis& sy) {
+  std::string out;
+  for (double y : NiceTicks(g.y0, g.y1, 6)) {
+    out += fmt::format(
+        "<line class=\"grid\" x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\"/>"
+        "<text x=\"{3}\" y=\"{4}\" text-anchor=\"end\">{5:+.3f}</text>\n",
+        Px(kLeft), Px(kWidth - kRight), Px(sy(y)), Px(kLeft - 6), Px(sy(y) + 4), y);
+  }
+  for (size_t i = 0; i < d.keeps.size(); ++i) {
+    const double x = sx(Log(d.rungs[i].flops));
+    out += fmt::format(
+        "<line class=\"grid\" x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\"/>"
+        "<text x=\"{0}\" y=\"{3}\" text-anchor=\"middle\">{4}</text>\n",
+        Px(x), Px(kKeepTop), Px(kHeight - kBottom), Px(kHeight - kBottom + 18),
+        FormatFlops(d.rungs[i].flops));
+  }
+  return out + fmt::format(
+                   "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">training FLOPs of one run "
+                   "(log scale)</text><text x=\"16\" y=\"{}\" transform=\"rotate(-90 16 {})\" "
+                   "text-anchor=\"middle\">end-of-budget loss minus the whole pool's (bits per "
+                   "byte)</text>\n",
+                   Px((kLeft + kWidth - kRight) / 2), Px(kHeight - 12),
+                   Px((kKeepTop + kHeight - kBottom) / 2), Px((kKeepTop + kHeight - kBottom) / 2));
+}
+
+// Fraction j's line across the rungs, its points with their sd, and its legend entry.
+std::string KeepLine(const LadderPageData& d, size_t j, const Axis& sx, const Axis& sy) {
+  const double keep = d.keeps.front().arms[j].keep;
+  const char* colour = kKeepColours[j % std::size(kKeepColours)];
+  std::string path, points;
+  for (size_t i = 0; i < d.keeps.size(); ++i) {
+    const LadderPageKeepArm& a = d.keeps[i].arms.at(j);
+    const double gap = Gap(d.keeps[i], a);
+    const double x = sx(Log(d.rungs[i].flops)), y = sy(gap);
+    path += fmt::format("{}{} {}", i ? " L" : "M", Px(x), Px(y));
+    points += fmt::format(
+        "<line class=\"sd-bar\" x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\" stroke=\"{3}\"/>"
+        "<circle class=\"keep-point\" data-keep=\"{4:g}\" data-rung=\"{5}\" cx=\"{0}\" "
+        "cy=\"{6}\" r=\"4\" fill=\"{3}\"><title>keep {7} at rung {5}: end loss {8:.4f} (sd "
+        "{9:.4f}), {10} epochs</title></circle>\n",
+        Px(x), Px(sy(gap - a.end_loss_sd)), Px(sy(gap + a.end_loss_sd)), colour, keep, i + 1, Px(y),
+        KeepLabel(keep), a.end_loss, a.end_loss_sd, FormatPlain(a.epochs, 2));
+    if (d.keeps[i].best_keep == keep) {
+      points += fmt::format(
+          "<circle class=\"best\" cx=\"{}\" cy=\"{}\" r=\"9\" fill=\"none\" stroke=\"#222\" "
+          "stroke-width=\"1.5\"><title>rung {}: best</title>"
+          "</circle>\n",
+          Px(x), Px(y), i + 1);
+    }
+  }
+  // The legend in rows of four above the plot.
+  const double legend_x = kLeft + 180.0 * static_cast<double>(j % 4);
+  const double legend_y = 14 + 14.0 * static_cast<double>(j / 4);
+  return fmt::format(
+             "<path class=\"keep-line\" data-keep=\"{:g}\" d=\"{}\" fill=\"none\" stroke=\"{}\" "
+             "stroke-width=\"2\"{}/>\n",
+             keep, path, colour, keep >= 1 ? " stroke-dasharray=\"6 4\"" : "") +
+         points +
+         fmt::format(
+             "<line x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\" stroke=\"{3}\" "
+             "stroke-width=\"2\"/><text x=\"{4}\" y=\"{5}\">keep {6}</text>\n",
+             Px(legend_x), Px(legend_x + 20), Px(legend_y), colour, Px(legend_x + 26),
+             Px(legend_y + 4), KeepLabel(keep));
+}
+
+std::string KeepPlotSvg(const LadderPageData& d) {
+  const Ranges g = PlaceKeepAxes(d);
+  const Axis sx{g.x0, g.x1, kLeft, kWidth - kRight};
+  const Axis sy{g.y0, g.y1, kHeight - kBottom, kKeepTop};
+  std::string out = fmt::format(
+      "<svg id=\"keep-plot\" viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"end-of-budget "
+      "held-out loss per fraction kept against training compute\">\n",
+      kWidth, kHeight);
+  out += KeepGrid(d, g, sx, sy);
+  for (size_t j = 0; j < d.keeps.front().arms.size(); ++j) out += KeepLine(d, j, sx, sy);
+  return out + "</svg>\n";
+}
+
+std::string KeepsTable(const LadderPageData& d) {
+  std::string out =
+      "<table id=\"keeps\"><thead><tr><th>rung</th><th>keep</th><th>end loss</th><th>sd</th>"
+      "<th>epochs</th><th>net saved vs the whole pool</th><th>best</th></tr></thead><tbody>\n";
+  for (size_t i = 0; i < d.keeps.size(); ++i) {
+    for (const LadderPageKeepArm& a : d.keeps[i].arms) {
+      const std::string net = std::isnan(a.net) ? "baseline"
+                              : a.caught_up     ? FormatPercent(a.net)
+                                            : "never caught up (&le; " + FormatPercent(a.net) + ")";
+      const bool best = d.keeps[i].best_keep == a.keep;
+      out += fmt::format(
+          "<tr><td>{}</td><td>{}</td><td>{:.4f}</td><td>{:.4f}</td><td>{}</td><td>{}</td>"
+          "<td>{}</td></tr>\n",
+          i + 1, KeepLabel(a.keep), a.end_loss, a.end_loss_sd, FormatPlain(a.epochs, 2), net,
+          best ? fmt::format("best ({} of resamples)", FormatPercent(d.keeps[i].best_share))
+               : std::string());
+    }
+  }
+  return out + "</tbody></table>\n";
+}
+
+std::string KeepSection(const LadderPageData& d) {
+  std::string out =
+      "<h2>How much to keep</h2>\n<p>At every rung, the whole pool in random order (the "
+      "baseline, keep 1) beside the selector's top fraction for each value, all trained alike; "
+      "each point is a fraction's held-out loss at the end of the budget (mean over seeds, bar: "
+      "their sd) minus the whole pool's at the same rung, so below 0 is better than not "
+      "selecting; the ring marks each rung's best.</p>\n";
+  out += KeepPlotSvg(d);
+  out += "<p id=\"recommendation\">";
+  if (d.keep_trend && d.keep_trend->fit.fitted) {
+    const trial::LadderTrend& t = d.keep_trend->fit;
+    out += fmt::format(
+        "Trend of the best fraction: <strong>{}</strong>, log10(best keep) {:+.3f} per decade of "
+        "compute (95% interval {:+.3f} to {:+.3f}; {} rungs). ",
+        t.direction, t.slope_per_decade, t.lo, t.hi, t.rungs_fitted);
+  }
+  if (d.keep_trend) {
+    for (const std::string& note : d.keep_trend->notes) out += EscapeHtml(note) + ". ";
+  }
+  if (d.recommendation) {
+    out +=
+        "<strong>" + EscapeHtml(narrate::RecommendationSentence(*d.recommendation)) + "</strong>";
+  }
+  return out + "</p>\n" + KeepsTable(d);
+}
+
 }  // namespace
 
 std::string RenderLadderPage(const LadderPageData& d) {
@@ -218,11 +376,20 @@ std::string RenderLadderPage(const LadderPageData& d) {
       "table{border-collapse:collapse}td,th{padding:.25em .6em;border-bottom:1px solid #ddd;"
       "text-align:right}</style></head><body>\n<h1>Ladder: " +
       EscapeHtml(d.title) + "</h1>\n";
-  out +=
-      "<p>The same two arms (curated and random) trained at each rung's model and steps; "
-      "each point is the rung's net compute saved with its 95% bootstrap interval over "
-      "seeds. A hollow point never caught up and sits at its bound (the most it saved).</p>\n";
+  if (d.keeps.empty()) {
+    out +=
+        "<p>The same two arms (curated and random) trained at each rung's model and steps; "
+        "each point is the rung's net compute saved with its 95% bootstrap interval over "
+        "seeds. A hollow point never caught up and sits at its bound (the most it saved).</p>\n";
+  } else {
+    out +=
+        "<p>The same arms trained at each rung's model and steps. Each point is the net compute "
+        "saved, against the whole pool in random order, by the rung's fraction of lowest end "
+        "loss, with its 95% bootstrap interval over seeds. A hollow point never caught up and "
+        "sits at its bound (the most it saved).</p>\n";
+  }
   out += PlotSvg(d) + TrendSection(d) + RungsTable(d);
+  if (!d.keeps.empty()) out += KeepSection(d);
   return out + "</body></html>\n";
 }
 

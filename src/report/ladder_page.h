@@ -8,13 +8,18 @@
 // "projection" (only with a projection), "trend-line" (inside the plot, when fitted). Inside the
 // plot each rung is a circle.rung with data-rung="<i>" (filled when it caught up, hollow at its
 // bound when not) and a line.ci-bar; an interval end that is not finite runs to the plot's
-// bottom edge, dashed. Pure function: same data, same bytes.
+// bottom edge, dashed. A keep ladder adds "keep-plot" (each fraction's end-of-budget held-out
+// loss against log10 compute, one line per fraction: path.keep-line and circle.keep-point with
+// data-keep="<fraction>", the baseline's line dashed, each rung's best ringed: circle.best),
+// "keeps" (the table of every rung's fractions) and "recommendation" (the fraction to keep, or
+// why none is given). Pure function: same data, same bytes.
 
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "trial/keep_choice.h"
 #include "trial/ladder_trend.h"
 
 namespace preflight::report {
@@ -31,11 +36,30 @@ struct LadderPageRung {
   std::string receipt;
 };
 
+// A keep ladder's arm at one rung: the baseline (keep 1) or one of the selector's fractions.
+struct LadderPageKeepArm {
+  double keep = 0;
+  double end_loss = 0, end_loss_sd = 0;  // bits per byte, mean and sd over seeds
+  double epochs = 0;
+  double net = 0;  // against the baseline (its bound when never caught up); NaN for the baseline
+  bool caught_up = true;
+};
+
+struct LadderPageKeeps {
+  std::vector<LadderPageKeepArm> arms;  // the baseline first, then the fractions
+  double best_keep = 0, best_share = 0;
+};
+
 struct LadderPageData {
   std::string title;
   std::vector<LadderPageRung> rungs;
   trial::LadderTrend trend;
   std::optional<trial::LadderProjection> projection;
+  // A keep ladder: per rung (parallel to rungs) its fractions, the trend of the best fraction
+  // and the recommendation. Empty for a ladder of one --keep, whose page is as it was.
+  std::vector<LadderPageKeeps> keeps;
+  std::optional<trial::KeepTrend> keep_trend;
+  std::optional<trial::KeepRecommendation> recommendation;
 };
 
 std::string RenderLadderPage(const LadderPageData& data);

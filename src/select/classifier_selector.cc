@@ -12,7 +12,6 @@
 #include "select/group_codec.h"
 #include "select/gumbel.h"
 #include "select/resume.h"
-#include "select/score_pass.h"
 #include "select/scorer.h"
 #include "select/work_folder.h"
 
@@ -133,12 +132,24 @@ Status ModelFor(const SelectionContext& ctx, const PoolPass& pool, const TargetP
   return Status::Ok();
 }
 
+class ClassifierScorer : public TextScorer {
+ public:
+  explicit ClassifierScorer(TrainedModel model)
+      : TextScorer(KeyOf({"classifier 1", model.bytes})), model_(std::move(model)) {}
+  double Score(std::string_view text) const override {
+    return model_.classifier->PositiveProbability(text);
+  }
+
+ private:
+  TrainedModel model_;
+};
+
 class ClassifierSelector : public Selector {
  public:
   TargetNeed target_need() const override { return TargetNeed::kTexts; }
 
-  Status Score(const SelectionContext& ctx, const PoolPass& pool, const TargetPass& target,
-               Scores* out) override {
+  Result<std::unique_ptr<TextScorer>> Prepare(const SelectionContext& ctx, const PoolPass& pool,
+                                              const TargetPass& target, Scores* out) override {
     const SelectOptions& o = *ctx.options;
     TrainedModel model;
     PF_RETURN_IF_ERROR(ModelFor(ctx, pool, target, &model));
@@ -150,16 +161,15 @@ class ClassifierSelector : public Selector {
         {"negatives_bytes", model.negative_bytes},
         {"negatives", "uniform sample of the pool by bytes (Gumbel keys, seed ^ 0x6e656761)"}};
     out->explains = true;
+    auto scorer = std::make_unique<ClassifierScorer>(std::move(model));
+    out->model = scorer->fingerprint();
+    return std::unique_ptr<TextScorer>(std::move(scorer));
+  }
 
-    ctx.group->SetPhase("score");
-    out->model = KeyOf({"classifier 1", model.bytes});
-    const Classifier& classifier = *model.classifier;
-    PF_RETURN_IF_ERROR(ScorePool(
-        ctx, pool, out->model,
-        [&classifier](std::string_view text) { return classifier.PositiveProbability(text); },
-        &out->score));
+  void Keys(const SelectionContext&, const PoolPass& pool, Scores* out) const override {
+    for (uint64_t k = 0; k < pool.records; ++k)
+      if (!pool.valid[k]) out->score[k] = kNoScore;
     out->key = out->score;
-    return Status::Ok();
   }
 };
 

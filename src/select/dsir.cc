@@ -59,6 +59,11 @@ Result<DsirModel> DsirModel::Fit(const std::vector<uint64_t>& target_counts,
   return model;
 }
 
+double DsirModel::Weigh(double sum, uint64_t features) const {
+  if (options_.length == "sum" || features == 0) return sum;
+  return sum / static_cast<double>(features) * options_.reference_features;
+}
+
 double DsirModel::LogWeight(std::string_view text) const {
   const double* ratio = log_ratio_.data();
   double sum = 0;
@@ -67,8 +72,28 @@ double DsirModel::LogWeight(std::string_view text) const {
     sum += ratio[b];
     ++n;
   });
-  if (options_.length == "sum" || n == 0) return sum;
-  return sum / static_cast<double>(n) * options_.reference_features;
+  return Weigh(sum, n);
+}
+
+void LogWeights(std::string_view text, const DsirModel* const* models, size_t n, double* out) {
+  if (n == 1) {
+    out[0] = models[0]->LogWeight(text);
+    return;
+  }
+  thread_local std::vector<const double*> ratios;
+  ratios.resize(n);
+  for (size_t m = 0; m < n; ++m) {
+    ratios[m] = models[m]->log_ratio().data();
+    out[m] = 0;
+  }
+  uint64_t features = 0;
+  const DsirOptions& o = models[0]->options();
+  // Each model's sum takes the features in the same order as LogWeight: the same bits.
+  ForEachFeature(text, o.buckets, o.ngrams, [&](uint32_t b) {
+    for (size_t m = 0; m < n; ++m) out[m] += ratios[m][b];
+    ++features;
+  });
+  for (size_t m = 0; m < n; ++m) out[m] = models[m]->Weigh(out[m], features);
 }
 
 }  // namespace preflight::select

@@ -41,6 +41,12 @@ void CountFeatures(std::string_view text, const DsirOptions& options, uint64_t* 
 std::vector<uint64_t> SumCounts(const std::vector<std::vector<uint64_t>>& per_thread,
                                 uint32_t buckets);
 
+class DsirModel;
+
+// The log weights of `text` under `n` models of one feature space (the same buckets and
+// n-grams), in one tokenization: out[m] is models[m]->LogWeight(text), bit for bit.
+void LogWeights(std::string_view text, const DsirModel* const* models, size_t n, double* out);
+
 class DsirModel {
  public:
   // Fails when either side has no features at all.
@@ -48,6 +54,8 @@ class DsirModel {
                                const std::vector<uint64_t>& pool_counts,
                                const DsirOptions& options);
   double LogWeight(std::string_view text) const;
+  // log w from a document's sum of log ratios over its `features` features (the length rule).
+  double Weigh(double sum, uint64_t features) const;
   const std::vector<double>& log_ratio() const { return log_ratio_; }
   const DsirOptions& options() const { return options_; }
 

@@ -5,7 +5,6 @@
 #include "select/dsir.h"
 #include "select/gumbel.h"
 #include "select/resume.h"
-#include "select/score_pass.h"
 #include "select/scorer.h"
 
 namespace preflight::select {
@@ -30,13 +29,24 @@ std::string ModelFingerprint(const DsirModel& model) {
                 std::string_view(reinterpret_cast<const char*>(r.data()), r.size() * sizeof(double))});
 }
 
+class DsirScorer : public TextScorer {
+ public:
+  explicit DsirScorer(DsirModel model)
+      : TextScorer(ModelFingerprint(model)), model_(std::move(model)) {}
+  double Score(std::string_view text) const override { return model_.LogWeight(text); }
+  const DsirModel* dsir() const override { return &model_; }
+
+ private:
+  DsirModel model_;
+};
+
 class DsirSelector : public Selector {
  public:
   TargetNeed target_need() const override { return TargetNeed::kFeatureCounts; }
   bool counts_pool_features() const override { return true; }
 
-  Status Score(const SelectionContext& ctx, const PoolPass& pool, const TargetPass& target,
-               Scores* out) override {
+  Result<std::unique_ptr<TextScorer>> Prepare(const SelectionContext& ctx, const PoolPass& pool,
+                                              const TargetPass& target, Scores* out) override {
     const SelectOptions& o = *ctx.options;
     ctx.group->SetPhase("dsir-counts");
     std::vector<uint64_t> pool_counts = pool.counts;
@@ -44,22 +54,20 @@ class DsirSelector : public Selector {
     PF_ASSIGN_OR_RETURN(DsirModel model, DsirModel::Fit(target.counts, pool_counts, o.dsir));
     out->params = DsirParams(o.dsir);
     out->explains = true;
+    auto scorer = std::make_unique<DsirScorer>(std::move(model));
+    out->model = scorer->fingerprint();
+    return std::unique_ptr<TextScorer>(std::move(scorer));
+  }
 
-    ctx.group->SetPhase("score");
-    out->model = ModelFingerprint(model);
-    PF_RETURN_IF_ERROR(ScorePool(
-        ctx, pool, out->model,
-        [&model](std::string_view text) { return model.LogWeight(text); }, &out->score));
-    const uint64_t base = pool.base;
+  void Keys(const SelectionContext& ctx, const PoolPass& pool, Scores* out) const override {
     out->key.assign(pool.records, 0.0);
     for (uint64_t k = 0; k < pool.records; ++k) {
       if (!pool.valid[k]) {
         out->score[k] = kNoScore;
         continue;
       }
-      out->key[k] = out->score[k] + GumbelFor(o.seed, base + k);
+      out->key[k] = out->score[k] + GumbelFor(ctx.options->seed, pool.base + k);
     }
-    return Status::Ok();
   }
 };
 

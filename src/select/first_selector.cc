@@ -8,13 +8,16 @@ namespace {
 
 class FirstSelector : public Selector {
  public:
-  Status Score(const SelectionContext&, const PoolPass& pool, const TargetPass&,
-               Scores* out) override {
+  Result<std::unique_ptr<TextScorer>> Prepare(const SelectionContext&, const PoolPass&,
+                                              const TargetPass&, Scores* out) override {
     out->model = "first";
+    return std::unique_ptr<TextScorer>();
+  }
+
+  void Keys(const SelectionContext&, const PoolPass& pool, Scores* out) const override {
     out->key.assign(pool.records, 0.0);
     out->score.assign(pool.records, kNoScore);
     for (uint64_t k = 0; k < pool.records; ++k) out->key[k] = -static_cast<double>(pool.base + k);
-    return Status::Ok();
   }
 };
 

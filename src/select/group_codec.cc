@@ -68,6 +68,8 @@ std::string EncodeScored(const std::vector<ScoredDoc>& docs) {
     bytes += d.id;
     PutU64(bytes, d.genre.size());
     bytes += d.genre;
+    PutU64(bytes, d.excerpt.size());
+    bytes += d.excerpt;
   }
   return bytes;
 }
@@ -88,6 +90,11 @@ Result<std::vector<ScoredDoc>> DecodeScored(const std::string& all) {
     pos += 8;
     d.genre = all.substr(pos, genre_len);
     pos += genre_len;
+    if (pos + 8 > all.size()) return Status::Internal("explained documents: truncated message");
+    const uint64_t excerpt_len = GetU64(all, pos);
+    pos += 8;
+    d.excerpt = all.substr(pos, excerpt_len);
+    pos += excerpt_len;
     docs.push_back(std::move(d));
   }
   return docs;

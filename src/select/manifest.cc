@@ -21,7 +21,9 @@ nlohmann::json InputsJson(const corpus::ScanSummary& s) {
 
 nlohmann::json ExplainJson(const std::vector<ScoredDoc>& docs) {
   nlohmann::json out = nlohmann::json::array();
-  for (const auto& d : docs) out.push_back({{"id", d.id}, {"score", d.score}, {"bytes", d.bytes}});
+  for (const auto& d : docs) {
+    out.push_back({{"id", d.id}, {"score", d.score}, {"bytes", d.bytes}, {"excerpt", d.excerpt}});
+  }
   return out;
 }
 

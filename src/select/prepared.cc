@@ -20,18 +20,22 @@ bool Any(const std::vector<std::string>& names, const char* name) {
 
 }  // namespace
 
-bool PreparedInputs::Serves(const std::vector<std::string>& pool_paths,
-                            const std::vector<std::string>& target_paths, const SelectOptions& o,
-                            TargetNeed need, bool features) const {
-  if (pool_paths != pool || target_paths != target) return false;
-  if (!SameRead(o.read, options.read) || !SameRead(o.TargetRead(), options.TargetRead())) {
-    return false;
+bool PreparedInputs::ServesPool(const std::vector<std::string>& pool_paths,
+                                const SelectOptions& o, bool features) const {
+  if (pool_paths != pool || !SameRead(o.read, options.read)) return false;
+  if (o.split_bytes != options.split_bytes) return false;
+  if (features && (!pool_features || !SameFeatures(o.dsir, options.dsir))) return false;
+  return true;
+}
+
+bool PreparedInputs::ServesTarget(const std::vector<std::string>& target_paths,
+                                  const SelectOptions& o, TargetNeed need) const {
+  if (need == TargetNeed::kNothing) return true;
+  if (target_paths != target || !SameRead(o.TargetRead(), options.TargetRead())) return false;
+  if (need == TargetNeed::kFeatureCounts) {
+    return target_counts && SameFeatures(o.dsir, options.dsir);
   }
-  const bool counts = features || need == TargetNeed::kFeatureCounts;
-  if (counts && !SameFeatures(o.dsir, options.dsir)) return false;
-  if (features && !pool_features) return false;
-  if (need == TargetNeed::kFeatureCounts && !target_counts) return false;
-  return need != TargetNeed::kTexts || target_texts;
+  return target_texts;
 }
 
 Result<PreparedInputs> PrepareInputs(const std::vector<std::string>& pool,

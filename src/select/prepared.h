@@ -23,10 +23,14 @@ struct PreparedInputs {
   PoolPass pool_pass;
   TargetPass target_pass;  // empty summary when no target was given
 
-  // Whether these passes are what a selection with `options` on these inputs would read first,
-  // for a selector that needs `need` of the target and (`pool_features`) dsir's pool counts.
-  bool Serves(const std::vector<std::string>& pool, const std::vector<std::string>& target,
-              const SelectOptions& options, TargetNeed need, bool pool_features) const;
+  // Whether the pool pass is what selections with `options` on `pool` would read first
+  // (`pool_features`: with dsir's pool counts).
+  bool ServesPool(const std::vector<std::string>& pool, const SelectOptions& options,
+                  bool pool_features) const;
+  // Whether the target pass is what a selection with `options` on `target` would read, for a
+  // selector that needs `need` of it.
+  bool ServesTarget(const std::vector<std::string>& target, const SelectOptions& options,
+                    TargetNeed need) const;
 };
 
 // Reads the pool and then the target (when given), once each, as the selections by `selectors`

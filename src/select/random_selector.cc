@@ -9,16 +9,19 @@ namespace {
 
 class RandomSelector : public Selector {
  public:
-  Status Score(const SelectionContext& ctx, const PoolPass& pool, const TargetPass&,
-               Scores* out) override {
+  Result<std::unique_ptr<TextScorer>> Prepare(const SelectionContext& ctx, const PoolPass&,
+                                              const TargetPass&, Scores* out) override {
     out->model = "random " + std::to_string(ctx.options->seed);
+    return std::unique_ptr<TextScorer>();
+  }
+
+  void Keys(const SelectionContext& ctx, const PoolPass& pool, Scores* out) const override {
     out->key.assign(pool.records, 0.0);
     out->score.assign(pool.records, kNoScore);
     for (uint64_t k = 0; k < pool.records; ++k) {
       if (!pool.valid[k]) continue;
       out->key[k] = out->score[k] = GumbelFor(ctx.options->seed, pool.base + k);
     }
-    return Status::Ok();
   }
 };
 

@@ -1,22 +1,29 @@
 #pragma once
-// The scoring pass of a selector that scores documents by their text (dsir, classifier): every
-// document of this process's shards, on all its threads; the scores a killed run saved under the
-// same model are reused, and each shard's scores are saved once it is done (select/resume.h).
+// The scoring pass that the selections of a batch share (select/batch.h): every document of this
+// process's shards read once, on all its threads, and scored by every selection's scorer
+// (scorer.h). Scorers with one fingerprint are computed once; dsir scorers of one feature space
+// share one tokenization. A shard whose scores every selection already has from a killed run
+// (select/resume.h) is not read; each shard's new scores are saved once it is done.
 
-#include <functional>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "base/status.h"
 #include "select/pool_pass.h"
+#include "select/scorer.h"
+#include "select/work_folder.h"
 
 namespace preflight::select {
 
-// Fills `out` [records] with `score(text)` (thread-safe, a function of the text alone) for every
-// document, NaN for bad lines. `model` names what `score` computes: results saved under another
-// model are not used. Collective.
-Status ScorePool(const SelectionContext& ctx, const PoolPass& pool, const std::string& model,
-                 const std::function<double(std::string_view)>& score, std::vector<double>* out);
+// One selection's part of the pass.
+struct ScoreJob {
+  const TextScorer* scorer = nullptr;
+  const WorkFolder* work = nullptr;  // Where its scores are kept for a rerun (nullptr: nowhere).
+  std::vector<double>* out = nullptr;  // [records]: its scores, NaN for bad lines.
+};
+
+// `ctx` gives the group, the threads, the read options and the progress. Collective.
+Status ScorePool(const SelectionContext& ctx, const PoolPass& pool,
+                 const std::vector<ScoreJob>& jobs);
 
 }  // namespace preflight::select

@@ -9,9 +9,11 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/status.h"
+#include "select/dsir.h"
 #include "select/pool_pass.h"
 
 namespace preflight::select {
@@ -30,6 +32,23 @@ struct Scores {
   std::string model;
 };
 
+// What a selector scores documents with, a function of their text alone: the selections of a
+// batch share one scoring pass (score_pass.h). Thread-safe.
+class TextScorer {
+ public:
+  explicit TextScorer(std::string fingerprint) : fingerprint_(std::move(fingerprint)) {}
+  virtual ~TextScorer() = default;
+  virtual double Score(std::string_view text) const = 0;
+  // What the scores are a function of: two scorers with the same give the same scores (one is
+  // computed for both), and a killed run's saved scores are reused under the same.
+  const std::string& fingerprint() const { return fingerprint_; }
+  // The dsir model behind it, if any: dsir scorers of one feature space share one tokenization.
+  virtual const DsirModel* dsir() const { return nullptr; }
+
+ private:
+  std::string fingerprint_;
+};
+
 class Selector {
  public:
   virtual ~Selector() = default;
@@ -37,9 +56,16 @@ class Selector {
   virtual TargetNeed target_need() const { return TargetNeed::kNothing; }
   // Whether the first pool pass counts dsir features.
   virtual bool counts_pool_features() const { return false; }
-  // Fills `out` for this process's records. Collective in a group.
-  virtual Status Score(const SelectionContext& ctx, const PoolPass& pool, const TargetPass& target,
-                       Scores* out) = 0;
+  // Fits what the selector scores with (dsir's weights; the classifier's model, which reads the
+  // pool for its negatives) and fills out->params, explains and model. Returns the scorer of
+  // documents by their text, or nullptr for a selector that scores without reading them
+  // (random, first). Collective in a group.
+  virtual Result<std::unique_ptr<TextScorer>> Prepare(const SelectionContext& ctx,
+                                                      const PoolPass& pool,
+                                                      const TargetPass& target, Scores* out) = 0;
+  // The cut's keys for this process's records, once out->score holds the scorer's scores (NaN
+  // for bad lines; a selector without a scorer fills score here).
+  virtual void Keys(const SelectionContext& ctx, const PoolPass& pool, Scores* out) const = 0;
 };
 
 // The selector named by options.selector (one of SelectorNames()); nullptr for another name.

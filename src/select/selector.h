@@ -80,6 +80,7 @@ struct ScoredDoc {
   std::string genre;  // The line's "genre" field, if any (the Brown battery has one).
   double score = 0;
   uint64_t bytes = 0;
+  std::string excerpt;  // The start of its text on one line (select/write_pass.h, Excerpt).
 };
 
 // A bad line skipped under --skip-bad: where ("<file>:<line>", or a folder's file) and why.

@@ -13,6 +13,7 @@
 #include "corpus/shard_scan.h"
 #include "base/file.h"
 #include "select/group_codec.h"
+#include "select/piece_results.h"
 #include "select/resume.h"
 
 namespace preflight::select {
@@ -29,198 +30,137 @@ void AppendAnnotation(std::string& out, const std::string& id, double score, boo
 
 const char* const kChanged = "the pool changed while it was being read (re-run the selection)";
 
-nlohmann::json FactsJson(const PieceFacts& f) {
-  return {f.path, f.file_sha256, f.content_sha256, f.file_bytes, f.content_bytes};
-}
+// One selection's state in the pass: its kept flags, a piece writer per shard for its kept lines
+// and one for its annotations, its counts, the shards it already has from a killed run, and its
+// explained documents.
+struct JobState {
+  const WriteJob* job = nullptr;
+  std::vector<uint8_t> kept_flag;                           // [records]
+  std::vector<std::string> keys;                            // [my shards]
+  std::vector<uint8_t> reused;                              // [my shards]
+  std::vector<std::unique_ptr<PieceWriter>> kept, notes;    // [my shards]
+  std::vector<KeptCounts> counts;                           // [my shards]
+  std::map<uint64_t, std::vector<ScoredDoc*>> explained;
+};
 
-// The facts of a piece saved by a killed run, if its file is there whole.
-std::optional<PieceFacts> FactsOf(const nlohmann::json& j) {
-  if (!j.is_array() || j.size() != 5) return std::nullopt;
-  PieceFacts f{j[0], j[1], j[2], j[3], j[4]};
-  if (f.path.empty()) return f;  // No piece (no annotations asked for).
-  auto size = FileSize(f.path);
-  if (!size.ok() || *size != f.file_bytes) return std::nullopt;
-  return f;
-}
-
-// The explained documents (select/write_pass.h) among shard `shard`'s records.
-std::vector<ScoredDoc*> ExplainedIn(const PoolPass& pool, uint32_t shard, WrittenSelection& w) {
-  std::vector<ScoredDoc*> out;
-  const uint64_t first = pool.shard_base[shard], end = first + pool.shards[shard].records;
-  for (auto* list : {&w.top_kept, &w.lowest_kept, &w.lowest_in_pool}) {
-    for (ScoredDoc& d : *list) {
-      if (d.index >= first && d.index < end) out.push_back(&d);
-    }
-  }
-  return out;
-}
-
-// What the write pass made of a shard, for a rerun: its pieces, counts and explained ids.
-Status SavePieces(const WorkFolder& work, const PoolPass& pool, uint32_t shard,
-                  const std::string& key, const KeptCounts& counts, WrittenSelection& w) {
-  nlohmann::json explained = nlohmann::json::array();
-  for (const ScoredDoc* d : ExplainedIn(pool, shard, w)) {
-    explained.push_back({d->index, d->id, d->genre});
-  }
-  const nlohmann::json header = {{"kept", FactsJson(w.kept_pieces[shard])},
-                                 {"notes", FactsJson(w.note_pieces[shard])},
-                                 {"docs", counts.docs},
-                                 {"text_bytes", counts.text_bytes},
-                                 {"explained", explained}};
-  return SaveResult(work, "piece-" + std::to_string(shard), key, header, {});
-}
-
-// The pieces a killed run finished for `shard`, if they are there whole.
-bool LoadPieces(const WorkFolder& work, const PoolPass& pool, uint32_t shard,
-                const std::string& key, KeptCounts* counts, WrittenSelection& w) {
-  auto saved = LoadResult(work, "piece-" + std::to_string(shard), key);
-  if (!saved) return false;
-  try {
-    const nlohmann::json& h = saved->header;
-    auto kept = FactsOf(h.at("kept"));
-    auto notes = FactsOf(h.at("notes"));
-    if (!kept || !notes) return false;
-    w.kept_pieces[shard] = std::move(*kept);
-    w.note_pieces[shard] = std::move(*notes);
-    counts->docs = h.at("docs");
-    counts->text_bytes = h.at("text_bytes");
-    for (ScoredDoc* d : ExplainedIn(pool, shard, w)) {
-      for (const auto& e : h.at("explained")) {
-        if (e.at(0).get<uint64_t>() != d->index) continue;
-        d->id = e.at(1);
-        d->genre = e.at(2);
-      }
-    }
-  } catch (const nlohmann::json::exception&) {
-    return false;
-  }
-  return true;
-}
-
-// What a shard's pieces depend on: its bytes, which of its records are kept, how the pieces
-// are written, and (annotations) the scores.
-std::string PieceKey(const SelectionContext& ctx, const PoolPass& pool, const Scores& scores,
-                     const std::vector<uint8_t>& kept_flag, uint32_t shard) {
-  const SelectOptions& o = *ctx.options;
-  const uint64_t first = pool.shard_base[shard] - pool.base, n = pool.shards[shard].records;
-  const std::string_view flags(reinterpret_cast<const char*>(kept_flag.data() + first), n);
-  return KeyOf({"piece 1", pool.Identity(shard), flags,
-                CompressionName(KeptCompressionOf(o.out_path, pool.plan, shard)),
-                o.annotate_path.empty() ? "-" : CompressionName(CompressionFor(o.annotate_path)),
-                o.id_field, o.read.text_field, scores.model});
-}
-
-// The write pass's work on this process's shards: a piece writer per shard for the kept lines
-// and one for the annotations, the counts, and the explained documents' ids.
+// The write pass's work on this process's shards, for every selection of the batch.
 class WriteSink : public corpus::ShardSink {
  public:
-  WriteSink(const SelectionContext& ctx, const PoolPass& pool, const Scores& scores,
-            const std::vector<uint8_t>& kept_flag, const std::vector<std::string>& keys,
-            const WorkFolder& work, WrittenSelection* out)
-      : ctx_(ctx), pool_(pool), scores_(scores), out_(out), kept_flag_(kept_flag), keys_(keys),
-        counts_(pool.end_shard - pool.first_shard) {
-    const SelectOptions& o = *ctx.options;
-    for (uint32_t s = pool.first_shard; s < pool.end_shard; ++s) {
-      kept_.push_back(std::make_unique<PieceWriter>(KeptPiecePath(work, s),
-                                                    KeptCompressionOf(o.out_path, pool.plan, s)));
-      if (!o.annotate_path.empty()) {
-        notes_.push_back(std::make_unique<PieceWriter>(NotesPiecePath(work, s),
-                                                       CompressionFor(o.annotate_path)));
-      }
-    }
-    for (auto* list : {&out->top_kept, &out->lowest_kept, &out->lowest_in_pool}) {
-      for (ScoredDoc& d : *list) explained_[d.index].push_back(&d);
-    }
-  }
+  WriteSink(const SelectionContext& ctx, const PoolPass& pool, std::vector<JobState>& jobs)
+      : ctx_(ctx), pool_(pool), jobs_(jobs) {}
 
   Status OnChunk(corpus::ChunkWork& work) override {
     const corpus::Chunk& chunk = work.chunk();
     const uint32_t mine = chunk.shard - pool_.first_shard;
     const uint64_t first = pool_.shard_base[chunk.shard] + chunk.first_record;
-    const std::string& file = pool_.plan.FileOf(chunk.shard).path;
-    std::string content, notes;
-    uint64_t docs = 0, bytes = 0;
-    for (size_t i = 0; i < chunk.records.size(); ++i) {
-      const corpus::ChunkRecord& r = chunk.records[i];
-      const uint64_t k = first + i - pool_.base;
-      if (k >= pool_.records || chunk.first_record + i >= pool_.shards[chunk.shard].records) {
-        return Status::Internal(kChanged);
-      }
-      const bool kept = kept_flag_[k] != 0;
-      if (kept) {
-        content.append(r.line);
-        content.push_back('\n');
-        ++docs;
-        bytes += pool_.bytes[k];
-      }
-      if (!notes_.empty() && pool_.valid[k]) {
-        AppendAnnotation(notes, Id(r, file), scores_.score[k], kept);
-      }
-      if (!explained_.empty()) Describe(first + i, r, file);
+    if (first - pool_.base + chunk.records.size() > pool_.records ||
+        chunk.first_record + chunk.records.size() > pool_.shards[chunk.shard].records) {
+      return Status::Internal(kChanged);
     }
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      counts_[mine].docs += docs;
-      counts_[mine].text_bytes += bytes;
+    for (JobState& job : jobs_) {
+      if (!job.reused[mine]) PF_RETURN_IF_ERROR(Write(job, chunk, first, mine));
     }
-    PF_RETURN_IF_ERROR(kept_[mine]->Add(chunk.seq, std::move(content)));
-    if (!notes_.empty()) PF_RETURN_IF_ERROR(notes_[mine]->Add(chunk.seq, std::move(notes)));
     return Status::Ok();
   }
 
   Status OnShardDone(const corpus::ShardRead& read) override {
     if (read.records != pool_.shards[read.shard].records) return Status::Internal(kChanged);
     const uint32_t mine = read.shard - pool_.first_shard;
-    PF_ASSIGN_OR_RETURN(PieceFacts kept, kept_[mine]->Finish());
-    PieceFacts notes;
-    if (!notes_.empty()) {
-      PF_ASSIGN_OR_RETURN(notes, notes_[mine]->Finish());
+    for (JobState& job : jobs_) {
+      if (job.reused[mine]) continue;
+      PF_ASSIGN_OR_RETURN(PieceFacts kept, job.kept[mine]->Finish());
+      PieceFacts notes;
+      if (!job.notes.empty()) {
+        PF_ASSIGN_OR_RETURN(notes, job.notes[mine]->Finish());
+      }
+      std::lock_guard<std::mutex> lock(mu_);
+      WrittenSelection& w = *job.job->out;
+      w.kept_pieces[read.shard] = std::move(kept);
+      w.note_pieces[read.shard] = std::move(notes);
+      if (job.job->work != nullptr) {
+        PF_RETURN_IF_ERROR(SavePieces(*job.job->work, pool_, read.shard, job.keys[mine],
+                                      job.counts[mine], w));
+      }
     }
-    std::lock_guard<std::mutex> lock(mu_);
-    out_->kept_pieces[read.shard] = std::move(kept);
-    out_->note_pieces[read.shard] = std::move(notes);
-    if (ctx_.work == nullptr) return Status::Ok();
-    return SavePieces(*ctx_.work, pool_, read.shard, keys_[mine], counts_[mine], *out_);
+    return Status::Ok();
   }
 
-  std::vector<KeptCounts>& counts() { return counts_; }
-  // Whether the line of a shard's record is read: kept, explained or annotated (a Parquet row's
-  // line is built only then).
+  // Whether any selection reads the line of a shard's record: kept, explained or annotated (a
+  // Parquet row's line is built only then).
   bool WantsLine(uint32_t shard, uint64_t record) const {
-    const uint64_t index = pool_.shard_base[shard] + record;
-    if (!notes_.empty() || index - pool_.base >= pool_.records) return true;
-    return kept_flag_[index - pool_.base] != 0 || explained_.count(index) > 0;
+    const uint64_t k = pool_.shard_base[shard] + record - pool_.base;
+    if (k >= pool_.records) return true;  // OnChunk reports the change.
+    const uint32_t mine = shard - pool_.first_shard;
+    for (const JobState& job : jobs_) {
+      if (job.reused[mine]) continue;
+      if (!job.notes.empty() || job.kept_flag[k] != 0 || job.explained.count(k + pool_.base) > 0) {
+        return true;
+      }
+    }
+    return false;
   }
 
  private:
-  std::string Id(const corpus::ChunkRecord& r, const std::string& file) const {
-    return DocumentId(r.line, ctx_.options->id_field, file, r.line_no, r.row_group,
-                      r.row_in_group);
+  // One selection's part of one chunk: its kept lines and annotations.
+  Status Write(JobState& job, const corpus::Chunk& chunk, uint64_t first, uint32_t mine) {
+    const SelectOptions& o = *job.job->options;
+    const std::string& file = pool_.plan.FileOf(chunk.shard).path;
+    std::string content, notes;
+    uint64_t docs = 0, bytes = 0;
+    for (size_t i = 0; i < chunk.records.size(); ++i) {
+      const corpus::ChunkRecord& r = chunk.records[i];
+      const uint64_t k = first + i - pool_.base;
+      const bool kept = job.kept_flag[k] != 0;
+      if (kept) {
+        content.append(r.line);
+        content.push_back('\n');
+        ++docs;
+        bytes += pool_.bytes[k];
+      }
+      if (!job.notes.empty() && pool_.valid[k]) {
+        const std::string id =
+            DocumentId(r.line, o.id_field, file, r.line_no, r.row_group, r.row_in_group);
+        AppendAnnotation(notes, id, job.job->scores->score[k], kept);
+      }
+      if (!job.explained.empty()) Describe(job, first + i, r, file);
+    }
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      job.counts[mine].docs += docs;
+      job.counts[mine].text_bytes += bytes;
+    }
+    PF_RETURN_IF_ERROR(job.kept[mine]->Add(chunk.seq, std::move(content)));
+    if (!job.notes.empty()) PF_RETURN_IF_ERROR(job.notes[mine]->Add(chunk.seq, std::move(notes)));
+    return Status::Ok();
   }
-  void Describe(uint64_t index, const corpus::ChunkRecord& r, const std::string& file) {
-    auto it = explained_.find(index);
-    if (it == explained_.end()) return;
-    const std::string id = Id(r, file);
-    std::string genre;
+
+  void Describe(JobState& job, uint64_t index, const corpus::ChunkRecord& r,
+                const std::string& file) {
+    auto it = job.explained.find(index);
+    if (it == job.explained.end()) return;
+    const std::string id = DocumentId(r.line, job.job->options->id_field, file, r.line_no,
+                                      r.row_group, r.row_in_group);
+    std::string genre, excerpt;
     auto j = nlohmann::json::parse(r.line, nullptr, false);
     if (j.is_object() && j.contains("genre") && j["genre"].is_string()) genre = j["genre"];
+    const std::string& field = job.job->options->read.text_field;
+    if (r.has_text) {
+      excerpt = Excerpt(r.text);
+    } else if (j.is_object() && j.contains(field) && j[field].is_string()) {
+      excerpt = Excerpt(j[field].get_ref<const std::string&>());
+    }
     std::lock_guard<std::mutex> lock(mu_);
     for (ScoredDoc* d : it->second) {
       d->id = id;
       d->genre = genre;
+      d->excerpt = excerpt;
     }
   }
 
   const SelectionContext& ctx_;
   const PoolPass& pool_;
-  const Scores& scores_;
-  WrittenSelection* out_;
-  const std::vector<uint8_t>& kept_flag_;  // [records]
-  const std::vector<std::string>& keys_;   // [my shards]
-  std::vector<std::unique_ptr<PieceWriter>> kept_, notes_;  // [my shards]
-  std::map<uint64_t, std::vector<ScoredDoc*>> explained_;
+  std::vector<JobState>& jobs_;
   std::mutex mu_;
-  std::vector<KeptCounts> counts_;  // [my shards]
 };
 
 // Packs a piece's facts for the leader.
@@ -278,6 +218,26 @@ Status CountPerFile(SelectionGroup& g, const PoolPass& pool, const std::vector<K
 
 }  // namespace
 
+std::string Excerpt(std::string_view text, size_t bytes) {
+  std::string out;
+  bool space = false;
+  for (char ch : text) {
+    const bool blank = ch == ' ' || ch == '\n' || ch == '\t' || ch == '\r';
+    if (blank) {
+      space = !out.empty();
+      continue;
+    }
+    if (space) out += ' ';
+    space = false;
+    out += ch;
+    if (out.size() >= bytes) break;
+  }
+  if (out.size() < bytes) return out;
+  while (!out.empty() && (static_cast<unsigned char>(out.back()) & 0xC0) == 0x80) out.pop_back();
+  if (!out.empty() && (static_cast<unsigned char>(out.back()) & 0x80)) out.pop_back();
+  return out + "\u2026";
+}
+
 std::string DocumentId(std::string_view line, const std::string& id_field, const std::string& file,
                        int64_t line_no, int32_t row_group, uint64_t row_in_group) {
   // The common case, a string id named once, through simdjson's on-demand parser: it skips over
@@ -328,23 +288,71 @@ void PickExplained(const PoolPass& pool, const Scores& scores,
     out->lowest_in_pool.push_back(describe(all[all.size() - 1 - k]));
 }
 
-Status WriteKept(const SelectionContext& ctx, const PoolPass& pool, const Scores& scores,
-                 const std::vector<uint64_t>& kept_local, const WorkFolder& work,
-                 WrittenSelection* out) {
+namespace {
+
+// A selection's state before the pass: its flags, its writers, and what a killed run left.
+JobState StartJob(const PoolPass& pool, const WriteJob& job) {
+  JobState s;
+  s.job = &job;
+  const SelectOptions& o = *job.options;
+  WrittenSelection& w = *job.out;
+  w.kept_pieces.assign(pool.plan.shards.size(), {});
+  w.note_pieces.assign(pool.plan.shards.size(), {});
+  s.kept_flag.assign(pool.records, 0);
+  for (uint64_t i : *job.kept) s.kept_flag[i - pool.base] = 1;
+  const uint32_t n = pool.end_shard - pool.first_shard;
+  s.reused.assign(n, 0);
+  s.counts.assign(n, {});
+  for (uint32_t s_id = pool.first_shard; s_id < pool.end_shard; ++s_id) {
+    const uint32_t mine = s_id - pool.first_shard;
+    s.keys.push_back(PieceKey(o, pool, *job.scores, s.kept_flag, s_id));
+    s.reused[mine] = job.work != nullptr &&
+                     LoadPieces(*job.work, pool, s_id, s.keys[mine], &s.counts[mine], w);
+    s.kept.push_back(std::make_unique<PieceWriter>(
+        KeptPiecePath(*job.work, s_id), KeptCompressionOf(o.out_path, pool.plan, s_id)));
+    if (!o.annotate_path.empty()) {
+      s.notes.push_back(std::make_unique<PieceWriter>(NotesPiecePath(*job.work, s_id),
+                                                      CompressionFor(o.annotate_path)));
+    }
+  }
+  for (auto* list : {&w.top_kept, &w.lowest_kept, &w.lowest_in_pool}) {
+    for (ScoredDoc& d : *list) s.explained[d.index].push_back(&d);
+  }
+  return s;
+}
+
+// What the leader needs of one selection once every shard is written.
+Status FinishJob(const SelectionContext& ctx, const PoolPass& pool, JobState& s) {
+  SelectionGroup& g = *ctx.group;
+  WrittenSelection& w = *s.job->out;
+  PF_RETURN_IF_ERROR(CountPerFile(g, pool, s.counts, &w));
+  PF_RETURN_IF_ERROR(GatherPieces(g, pool, &w.kept_pieces));
+  if (!s.job->options->annotate_path.empty()) {
+    PF_RETURN_IF_ERROR(GatherPieces(g, pool, &w.note_pieces));
+  }
+  if (s.job->scores->explains && ctx.distributed()) {
+    g.SetPhase("explain");
+    PF_ASSIGN_OR_RETURN(w.top_kept, MergeExplained(g, w.top_kept, 5, /*lowest=*/false));
+    PF_ASSIGN_OR_RETURN(w.lowest_kept, MergeExplained(g, w.lowest_kept, 5, /*lowest=*/true));
+    PF_ASSIGN_OR_RETURN(w.lowest_in_pool,
+                        MergeExplained(g, w.lowest_in_pool, 5, /*lowest=*/true));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status WriteKept(const SelectionContext& ctx, const PoolPass& pool,
+                 const std::vector<WriteJob>& jobs) {
   SelectionGroup& g = *ctx.group;
   g.SetPhase("write");
-  out->kept_pieces.assign(pool.plan.shards.size(), {});
-  out->note_pieces.assign(pool.plan.shards.size(), {});
-  std::vector<uint8_t> kept_flag(pool.records, 0);
-  for (uint64_t i : kept_local) kept_flag[i - pool.base] = 1;
-  std::vector<std::string> keys;
+  std::vector<JobState> states;
+  for (const WriteJob& job : jobs) states.push_back(StartJob(pool, job));
   corpus::ScanRequest req;
-  std::vector<KeptCounts> reused(pool.end_shard - pool.first_shard);
   for (uint32_t s = pool.first_shard; s < pool.end_shard; ++s) {
-    keys.push_back(PieceKey(ctx, pool, scores, kept_flag, s));
-    if (!ctx.work || !LoadPieces(work, pool, s, keys.back(), &reused[s - pool.first_shard], *out)) {
-      req.shards.push_back(s);
-    }
+    bool all_reused = true;
+    for (const JobState& st : states) all_reused = all_reused && st.reused[s - pool.first_shard];
+    if (!all_reused) req.shards.push_back(s);
   }
   req.plan = &pool.plan;
   req.lines_before = pool.lines_before;
@@ -354,33 +362,20 @@ Status WriteKept(const SelectionContext& ctx, const PoolPass& pool, const Scores
   req.lines = true;  // The kept lines are copied out (a Parquet row's built as JSON).
   req.progress = [&ctx](uint64_t done, uint64_t total) { ctx.Report("write", done, total); };
   pool.CountReads(req.shards);
-  WriteSink sink(ctx, pool, scores, kept_flag, keys, work, out);
+  WriteSink sink(ctx, pool, states);
   req.wants_line = [&sink](uint32_t shard, uint64_t record) {
     return sink.WantsLine(shard, record);
   };
   const std::optional<corpus::ScanFailure> failure = corpus::ScanShards(req, sink);
   Status local;
   if (failure) local = corpus::FailureStatus(*failure, pool.plan, {});
-  uint64_t written = 0;
-  for (size_t i = 0; i < reused.size(); ++i) {
-    sink.counts()[i].docs += reused[i].docs;
-    sink.counts()[i].text_bytes += reused[i].text_bytes;
-    written += sink.counts()[i].docs;
+  for (const JobState& s : states) {
+    uint64_t written = 0;
+    for (const KeptCounts& c : s.counts) written += c.docs;
+    if (local.ok() && written != s.job->kept->size()) local = Status::Internal(kChanged);
   }
-  if (local.ok() && written != kept_local.size()) local = Status::Internal(kChanged);
   PF_RETURN_IF_ERROR(g.Agree(local));
-  PF_RETURN_IF_ERROR(CountPerFile(g, pool, sink.counts(), out));
-  PF_RETURN_IF_ERROR(GatherPieces(g, pool, &out->kept_pieces));
-  if (!ctx.options->annotate_path.empty()) {
-    PF_RETURN_IF_ERROR(GatherPieces(g, pool, &out->note_pieces));
-  }
-  if (scores.explains && ctx.distributed()) {
-    g.SetPhase("explain");
-    PF_ASSIGN_OR_RETURN(out->top_kept, MergeExplained(g, out->top_kept, 5, /*lowest=*/false));
-    PF_ASSIGN_OR_RETURN(out->lowest_kept, MergeExplained(g, out->lowest_kept, 5, /*lowest=*/true));
-    PF_ASSIGN_OR_RETURN(out->lowest_in_pool,
-                        MergeExplained(g, out->lowest_in_pool, 5, /*lowest=*/true));
-  }
+  for (JobState& s : states) PF_RETURN_IF_ERROR(FinishJob(ctx, pool, s));
   return Status::Ok();
 }
 

@@ -33,15 +33,29 @@ struct WrittenSelection {
 void PickExplained(const PoolPass& pool, const Scores& scores,
                    const std::vector<uint64_t>& kept_local, size_t count, WrittenSelection* out);
 
+// The first `bytes` bytes of `text` on one line (runs of blanks as one space), cut at a
+// character boundary, with "…" when cut: how a page or a manifest shows a document.
+std::string Excerpt(std::string_view text, size_t bytes = 160);
+
 // The id a document is known by: its `id_field` (a string as is, anything else as JSON text),
 // else "<file>:<line>", or for a Parquet row (`row_group` >= 0) "<file>:rg<group>:<row>"
 // (corpus::DefaultId).
 std::string DocumentId(std::string_view line, const std::string& id_field, const std::string& file,
                        int64_t line_no, int32_t row_group = -1, uint64_t row_in_group = 0);
 
-// Writes this process's pieces into `work` and gathers what the leader needs. Collective.
-Status WriteKept(const SelectionContext& ctx, const PoolPass& pool, const Scores& scores,
-                 const std::vector<uint64_t>& kept_local, const WorkFolder& work,
-                 WrittenSelection* out);
+// One selection's part of the write pass.
+struct WriteJob {
+  const SelectOptions* options = nullptr;        // its outputs and id field
+  const Scores* scores = nullptr;
+  const std::vector<uint64_t>* kept = nullptr;   // this process's kept records (global indices)
+  const WorkFolder* work = nullptr;              // where its pieces go
+  WrittenSelection* out = nullptr;
+};
+
+// Writes every job's pieces of this process's shards in one read of them (a shard every job
+// already has from a killed run is not read), and gathers what the leader needs. `ctx` gives the
+// group, the threads, the read options and the progress. Collective.
+Status WriteKept(const SelectionContext& ctx, const PoolPass& pool,
+                 const std::vector<WriteJob>& jobs);
 
 }  // namespace preflight::select

@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <sys/file.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -107,9 +108,17 @@ Status SaveRecord(const LaunchRecord& r) {
 
 // In the child, between fork and exec: async-signal-safe calls only. It leads a process group of
 // its own, and takes back the signal mask the parent had before blocking for the fork.
-[[noreturn]] void ExecChild(const std::string& cwd, int out, int err, int lock, const char* command,
-                            char* const* envp, const sigset_t& mask) {
+// It execs only once the parent has recorded it (a byte on `go`): a parent killed before that
+// leaves no run behind whose launch.json does not name it.
+[[noreturn]] void ExecChild(const std::string& cwd, int out, int err, int lock, const int go[2],
+                            const char* command, char* const* envp, const sigset_t& mask) {
   ::setpgid(0, 0);
+  ::close(go[1]);
+  char byte = 0;
+  ssize_t got = -1;
+  do got = ::read(go[0], &byte, 1);
+  while (got < 0 && errno == EINTR);
+  if (got != 1) ::_exit(127);
   const int in = ::open("/dev/null", O_RDONLY);
   if (::chdir(cwd.c_str()) != 0 || in < 0 || ::dup2(in, 0) < 0 || ::dup2(out, 1) < 0 ||
       ::dup2(err, 2) < 0 || ::fcntl(lock, F_SETFD, 0) != 0 ||
@@ -126,7 +135,7 @@ Status SaveRecord(const LaunchRecord& r) {
 // handler (process_group.h). The terminating signals wait until the group is registered, so that
 // a Ctrl-C at this moment still finds it; the child takes back the mask before exec. -1 when
 // fork fails.
-pid_t Spawn(const LaunchSpec& spec, int out, int err, int lock) {
+pid_t Spawn(const LaunchSpec& spec, int out, int err, int lock, const int go[2]) {
   const std::vector<std::string> env = Environment(spec.env);
   std::vector<char*> envp;
   for (const std::string& e : env) envp.push_back(const_cast<char*>(e.c_str()));
@@ -137,7 +146,7 @@ pid_t Spawn(const LaunchSpec& spec, int out, int err, int lock) {
   ::pthread_sigmask(SIG_BLOCK, &block, &previous_mask);
   const pid_t pid = ::fork();
   if (pid == 0) {
-    ExecChild(spec.cwd, out, err, lock, spec.command.c_str(), envp.data(), previous_mask);
+    ExecChild(spec.cwd, out, err, lock, go, spec.command.c_str(), envp.data(), previous_mask);
   }
   if (pid > 0) {
     ::setpgid(pid, pid);  // as the child does: whichever runs first, the group exists
@@ -145,6 +154,20 @@ pid_t Spawn(const LaunchSpec& spec, int out, int err, int lock) {
   }
   ::pthread_sigmask(SIG_SETMASK, &previous_mask, nullptr);
   return pid;
+}
+
+// Lets the child exec once its launch is recorded; when recording failed, the child ends unrun
+// and is reaped.
+Status ReleaseRecorded(pid_t pid, int go, const Status& recorded) {
+  if (recorded.ok() && ::send(go, "g", 1, MSG_NOSIGNAL) == 1) {  // no SIGPIPE: a dead child
+    ::close(go);
+    return recorded;
+  }
+  const Status why = recorded.ok() ? Errno("cannot start the run's command") : recorded;
+  ::close(go);
+  ::waitpid(pid, nullptr, 0);
+  ForgetGroup(pid);
+  return why;
 }
 
 }  // namespace
@@ -249,14 +272,19 @@ Result<RunningLaunch> StartLaunch(const LaunchSpec& spec) {
   launch.watch = spec.watch;
   launch.watch.push_back(JoinPath(spec.cwd, "stdout.log"));
   launch.watch.push_back(JoinPath(spec.cwd, "stderr.log"));
-  const pid_t pid = Spawn(spec, *out, *err, lock);
+  int go[2] = {-1, -1};
+  const pid_t pid = ::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, go) == 0 ? Spawn(spec, *out, *err, lock, go) : -1;
   ::close(*out);
   ::close(*err);
   ::close(lock);  // the child's copy holds the lock now
-  if (pid < 0) return Errno("run " + spec.run + ": cannot start /bin/sh");
+  if (go[0] >= 0) ::close(go[0]);
+  if (pid < 0) {
+    if (go[1] >= 0) ::close(go[1]);
+    return Errno("run " + spec.run + ": cannot start /bin/sh");
+  }
   launch.pid = pid;
   rec.pid = pid;
-  PF_RETURN_IF_ERROR(SaveRecord(rec));
+  PF_RETURN_IF_ERROR(ReleaseRecorded(pid, go[1], SaveRecord(rec)));
   return launch;
 }
 

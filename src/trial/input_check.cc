@@ -2,10 +2,11 @@
 // once, before anything is written, with what was measured kept for RunTrial: the pool and T_sel
 // as the selections' first passes (select/prepared.h), T_eval's documents for the regime check.
 
+#include "base/clock.h"
 #include "base/file.h"
+#include "engine/data.h"
 #include "ledger/writable.h"
 #include "select/prepared.h"
-#include "engine/data.h"
 #include "trial/outcome_builder.h"
 #include "trial/run_training.h"
 #include "trial/runner.h"
@@ -43,9 +44,11 @@ ledger::InputRecord RecordOf(const corpus::InputSummary& in, const std::string& 
 // dsir's feature counts, the classifier's target texts).
 Status ReadPoolAndTarget(const TrialConfig& c, const std::vector<std::string>& selectors,
                          CheckedInputs& out) {
+  const CostMeter meter;
   PF_ASSIGN_OR_RETURN(
       select::PreparedInputs p,
       select::PrepareInputs(c.pool, {c.target_select}, SelectionOptionsOf(c), selectors));
+  out.passes_core_seconds = meter.core_seconds();
   for (const corpus::InputSummary& in : p.pool_pass.summary.inputs) {
     if (in.docs == 0) return Status::InvalidArgument(in.path + ": no documents");
     out.pool.push_back(RecordOf(in, "pool"));

@@ -32,6 +32,10 @@ struct ArmSpec {
   std::string name;       // unique within a trial, e.g. "curated", "random", "first"
   std::string data_kind;  // a selector name ("dsir", "classifier"), "random" or "first"
   std::string schedule;   // "" for plain training; later e.g. "freeze:blocks=0-1@0.7"
+  // The fraction of the pool's bytes this arm's selection keeps; 0: the trial's one --keep.
+  // Set only in a keep trial (trial/runner.h, TrialConfig::keeps), where arms keep different
+  // fractions.
+  double keep = 0;
 };
 
 // An arm's measured results: one curve per seed, all on the same eval schedule.

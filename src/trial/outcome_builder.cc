@@ -170,8 +170,9 @@ Result<TrialOutcome> BuildOutcome(const TrialConfig& c, const RunFolder& folder,
   out.config = c;
   out.out_dir = c.out_dir;
   // A launched trainer states what it trained (run.json); the builtin trains the config's model.
-  out.params = c.trainer.IsBuiltin() || runs.empty() || runs[0].empty() ? engine::ParamCount(c.model)
-                                                                        : runs[0][0].params;
+  out.params = c.trainer.IsBuiltin() || runs.empty() || runs[0].empty()
+                   ? engine::ParamCount(c.model)
+                   : runs[0][0].params;
   for (const auto& [name, record] : folder.manifest().arms) {
     out.data.push_back({name, "", record});
     out.core_seconds += record.selection_core_seconds;
@@ -194,7 +195,8 @@ Result<TrialOutcome> BuildOutcome(const TrialConfig& c, const RunFolder& folder,
     PF_RETURN_IF_ERROR(ComputeDataTrial(c, folder, runs, out));
   }
   out.regime = RegimeOf(c, specs, folder, out.trial);
-  const std::string source_arm = c.IsScheduleTrial() ? "data" : "curated";
+  // The selector's arm names the inputs: "curated", a keep trial's first fraction, or "data".
+  const std::string source_arm = c.IsScheduleTrial() ? "data" : specs.at(1).name;
   out.inputs = folder.manifest().arms.at(source_arm).inputs;
   if (target_eval) {
     out.inputs.push_back(*target_eval);

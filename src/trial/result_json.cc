@@ -39,7 +39,7 @@ json ComparisonCore(const std::string& arm, const std::string& baseline, double 
           {"compute_saved", std::move(compute_saved)}};
 }
 
-// arms[{name, data_kind, schedule, mean_curve{steps, bpb[, flops]}}].
+// arms[{name, data_kind, schedule, mean_curve{steps, bpb[, flops]}[, keep]}].
 json ArmsJson(const std::vector<ArmSpec>& arms, const std::vector<Curve>& mean_curves,
               const std::vector<std::vector<double>>* mean_flops) {
   json out = json::array();
@@ -50,6 +50,7 @@ json ArmsJson(const std::vector<ArmSpec>& arms, const std::vector<Curve>& mean_c
                    {"data_kind", arms[a].data_kind},
                    {"schedule", arms[a].schedule},
                    {"mean_curve", curve}});
+    if (arms[a].keep > 0) out.back()["keep"] = arms[a].keep;  // a keep trial's arms
   }
   return out;
 }

@@ -13,6 +13,7 @@
 #include "engine/schedule.h"
 #include "engine/train.h"
 #include "select/prepared.h"
+#include "select/batch.h"
 #include "select/selector.h"
 #include "trial/arm_overlap.h"
 #include "trial/concurrent_runs.h"
@@ -56,14 +57,47 @@ std::vector<ArmSpec> TrialArmSpecs(const TrialConfig& c) {
     }
     return arms;
   }
+  if (c.IsKeepTrial()) {
+    std::vector<ArmSpec> arms = {{"random", "random", "", 1.0}};
+    for (double keep : c.keeps) arms.push_back({KeepArmName(keep), c.selector, "", keep});
+    return arms;
+  }
   std::vector<ArmSpec> arms = {{"random", "random", ""}, {"curated", c.selector, ""}};
   if (c.baseline == "first") arms.push_back({"first", "first", ""});
   return arms;
 }
 
+std::string KeepArmName(double keep) { return fmt::format("keep-{}", keep); }
+
 namespace {
 
 std::vector<ArmSpec> ArmSpecs(const TrialConfig& c) { return TrialArmSpecs(c); }
+
+Status ValidateKeeps(const TrialConfig& c) {
+  if (c.IsScheduleTrial() || !c.baseline.empty()) {
+    return Status::InvalidArgument(
+        "several --keep fractions make their own baseline (the whole pool, random order): not "
+        "with schedule arms or --baseline");
+  }
+  if (c.keeps.size() < 2) {
+    return Status::InvalidArgument("a keep trial needs two or more --keep fractions");
+  }
+  if (c.keep != 1) {
+    return Status::InvalidArgument("a keep trial's baseline keeps the whole pool (keep 1)");
+  }
+  for (size_t i = 0; i < c.keeps.size(); ++i) {
+    const double k = c.keeps[i];
+    if (!(k > 0 && k < 1)) {
+      return Status::InvalidArgument(
+          fmt::format("--keep: {} is not in (0, 1); the baseline already keeps the whole pool", k));
+    }
+    if (i > 0 && !(k > c.keeps[i - 1])) {
+      return Status::InvalidArgument(fmt::format(
+          "--keep: give each fraction once, in increasing order ({} after {})", k, c.keeps[i - 1]));
+    }
+  }
+  return Status::Ok();
+}
 
 Status ValidateSchedules(const TrialConfig& c) {
   if (c.schedule_data != "random" && c.schedule_data != "curated" && c.schedule_data != "pool") {
@@ -112,6 +146,7 @@ Status ValidateTrialFlags(const TrialConfig& c) {
         "--selector random would compare random data with itself; choose dsir, classifier or "
         "first");
   }
+  if (c.IsKeepTrial()) PF_RETURN_IF_ERROR(ValidateKeeps(c));
   if (c.baseline != "" && c.baseline != "first") {
     return Status::InvalidArgument("--baseline must be 'first' (or absent), not '" + c.baseline +
                                    "'");
@@ -150,6 +185,7 @@ nlohmann::json TrialConfig::ToJson() const {
     j["schedule_data"] = schedule_data;
   }
   if (!trainer.IsBuiltin()) j["trainer"] = trainer.ToJson();
+  if (IsKeepTrial()) j["keeps"] = keeps;
   return j;
 }
 
@@ -218,29 +254,45 @@ Result<double> EstimateTrialSeconds(const TrialConfig& c) {
 
 namespace {
 
-// One arm's selection, from the input check's passes when there are some.
-Result<ArmRecord> SelectArm(const TrialConfig& c, const ArmSpec& spec, const std::string& out,
-                            const CheckedInputs* checked) {
-  select::SelectOptions o = SelectionOptionsOf(c);
-  o.selector = spec.data_kind;
-  o.out_path = out;
-  const select::PreparedInputs* passes = checked ? checked->passes.get() : nullptr;
-  PF_ASSIGN_OR_RETURN(select::SelectionResult s,
-                      select::RunSelection(c.pool, {c.target_select}, o, {}, nullptr, passes));
-  ArmRecord a;
-  a.data_kind = spec.data_kind;
-  a.schedule = spec.schedule;
-  a.kept_docs = s.kept_docs;
-  a.kept_bytes = s.kept_bytes;
-  a.budget_bytes = s.budget_bytes;
-  a.pool_docs = s.pool_docs;
-  a.pool_bytes = s.pool_bytes;
-  a.selection_core_seconds = s.core_seconds;
-  a.output_sha256 = s.manifest["output"]["sha256"].get<std::string>();
-  for (const nlohmann::json& in : select::ReceiptInputs(s.manifest["inputs"])) {
-    a.inputs.push_back({in["role"], in["path"], in["sha256"], in["docs"], in["bytes"]});
+// The arms' selections as one batch (select/batch.h), from the input check's passes when there
+// are some.
+Result<std::vector<ArmRecord>> SelectArms(const TrialConfig& c,
+                                          const std::vector<const ArmSpec*>& specs,
+                                          const std::vector<std::string>& paths,
+                                          const CheckedInputs* checked) {
+  std::vector<select::SelectionRequest> requests;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    select::SelectOptions o = SelectionOptionsOf(c);
+    o.selector = specs[i]->data_kind;
+    if (specs[i]->keep > 0) o.keep = specs[i]->keep;
+    o.out_path = paths[i];
+    requests.push_back({{c.target_select}, o});
   }
-  return a;
+  const select::PreparedInputs* passes = checked ? checked->passes.get() : nullptr;
+  PF_ASSIGN_OR_RETURN(std::vector<select::SelectionResult> made,
+                      select::RunSelections(c.pool, requests, {}, nullptr, passes));
+  std::vector<ArmRecord> records;
+  for (size_t i = 0; i < made.size(); ++i) {
+    select::SelectionResult& s = made[i];
+    // A keep trial charges every arm the first pass it was handed, as its selection alone pays
+    // it.
+    if (c.IsKeepTrial() && passes) s.core_seconds += checked->passes_core_seconds;
+    ArmRecord a;
+    a.data_kind = specs[i]->data_kind;
+    a.schedule = specs[i]->schedule;
+    a.kept_docs = s.kept_docs;
+    a.kept_bytes = s.kept_bytes;
+    a.budget_bytes = s.budget_bytes;
+    a.pool_docs = s.pool_docs;
+    a.pool_bytes = s.pool_bytes;
+    a.selection_core_seconds = s.core_seconds;
+    a.output_sha256 = s.manifest["output"]["sha256"].get<std::string>();
+    for (const nlohmann::json& in : select::ReceiptInputs(s.manifest["inputs"])) {
+      a.inputs.push_back({in["role"], in["path"], in["sha256"], in["docs"], in["bytes"]});
+    }
+    records.push_back(std::move(a));
+  }
+  return records;
 }
 
 // A schedule trial on the pool as it is: the pool file is the data (described by the input check
@@ -261,27 +313,39 @@ Result<ArmRecord> PoolArm(const TrialConfig& c, const CheckedInputs* checked) {
   return a;
 }
 
-// Makes (or finds, from an earlier invocation) every arm's data, saving the manifest after each.
+// Makes (or finds, from an earlier invocation) every arm's data: the selections as one batch,
+// the manifest saved once they are made.
 Result<std::vector<MadeArm>> MakeArms(const TrialConfig& c, RunFolder& folder, int total_runs,
                                       const std::function<void(const TrialProgress&)>& progress,
                                       const CheckedInputs* checked) {
   PF_RETURN_IF_ERROR(MakeDirectories(JoinPath(c.out_dir, "arms")));
   PF_RETURN_IF_ERROR(MakeDirectories(JoinPath(c.out_dir, "runs")));
-  std::vector<MadeArm> made;
-  for (const ArmSpec& spec : TrialDataSpecs(c)) {
+  const std::vector<ArmSpec> specs = TrialDataSpecs(c);
+  auto& arms = folder.manifest().arms;
+  std::vector<const ArmSpec*> to_select;
+  std::vector<std::string> paths;
+  std::string names;
+  for (const ArmSpec& spec : specs) {
     const std::string path = DataPath(c, folder, spec.name);
-    auto& arms = folder.manifest().arms;
-    if (!arms.count(spec.name) || !PathExists(path)) {
-      if (progress) {
-        progress({"select " + spec.name + " (" + spec.data_kind + ")", 0, 0, 0, total_runs});
-      }
-      auto record =
-          spec.data_kind == "pool" ? PoolArm(c, checked) : SelectArm(c, spec, path, checked);
-      PF_RETURN_IF_ERROR(record.status());
-      arms[spec.name] = std::move(record).value();
+    if (arms.count(spec.name) && PathExists(path)) continue;
+    if (spec.data_kind == "pool") {
+      PF_ASSIGN_OR_RETURN(arms[spec.name], PoolArm(c, checked));
       PF_RETURN_IF_ERROR(folder.Save());
+      continue;
     }
-    made.push_back({spec.name, path, arms[spec.name]});
+    to_select.push_back(&spec);
+    paths.push_back(path);
+    names += (names.empty() ? "" : ", ") + spec.name + " (" + spec.data_kind + ")";
+  }
+  if (!to_select.empty()) {
+    if (progress) progress({"select " + names, 0, 0, 0, total_runs});
+    PF_ASSIGN_OR_RETURN(std::vector<ArmRecord> records, SelectArms(c, to_select, paths, checked));
+    for (size_t i = 0; i < to_select.size(); ++i) arms[to_select[i]->name] = std::move(records[i]);
+    PF_RETURN_IF_ERROR(folder.Save());
+  }
+  std::vector<MadeArm> made;
+  for (const ArmSpec& spec : specs) {
+    made.push_back({spec.name, DataPath(c, folder, spec.name), arms[spec.name]});
   }
   return made;
 }
@@ -296,8 +360,11 @@ Status CheckArmsDiffer(const std::vector<MadeArm>& made) {
       if (a.output_sha256.empty() || a.output_sha256 != made[j].record.output_sha256) continue;
       return Status::InvalidArgument(fmt::format(
           "the {} and {} arms hold the same {} documents ({} bytes of a pool of {} documents): "
-          "a trial cannot compare an arm with itself; give a pool with more documents",
-          made[i].name, made[j].name, a.kept_docs, a.kept_bytes, a.pool_docs));
+          "a trial cannot compare an arm with itself; give a pool with more documents{}",
+          made[i].name, made[j].name, a.kept_docs, a.kept_bytes, a.pool_docs,
+          made[i].record.data_kind == made[j].record.data_kind
+              ? " (or --keep fractions further apart)"
+              : ""));
     }
   }
   return Status::Ok();
@@ -468,6 +535,9 @@ Result<TrialConfig> TrialConfigFromJson(const nlohmann::json& json, const std::s
   if (r.Has("trainer")) {
     PF_ASSIGN_OR_RETURN(JsonReader trainer, r.Field("trainer"));
     PF_ASSIGN_OR_RETURN(c.trainer, trainer::TrainerSpecFromJson(trainer));
+  }
+  if (r.Has("keeps")) {
+    PF_ASSIGN_OR_RETURN(c.keeps, r.Numbers("keeps"));
   }
   return c;
 }

@@ -29,8 +29,8 @@
 
 #include "base/status.h"
 #include "corpus/record.h"
-#include "ledger/receipt.h"
 #include "engine/config.h"
+#include "ledger/receipt.h"
 #include "trainer/trainer_spec.h"
 #include "trial/launch_prices.h"
 #include "trial/metrics.h"
@@ -69,6 +69,13 @@ struct TrialConfig : TrialPlan {
   // (the single pool file as it is).
   std::vector<std::string> schedules;
   std::string schedule_data = "random";
+  // A keep trial (a ladder's --keep LIST, doc/ladder.md) when not empty: two or more fractions
+  // in (0, 1), increasing; one arm per fraction, the selector's top fraction (named by
+  // KeepArmName), against one baseline, "random": a random order over the whole pool (keep 1;
+  // `keep` is then 1). Each arm's selection is charged the pool's first pass too, as that
+  // fraction's selection alone would pay it. Empty for every other trial, whose fingerprint then
+  // has no "keeps".
+  std::vector<double> keeps;
   // Who trains the runs (doc/trainers.md): the builtin engine in this process by default, or a
   // launched trainer (torch, cmd) that reads the arms' exports and writes curves back.
   trainer::TrainerSpec trainer;
@@ -77,11 +84,16 @@ struct TrialConfig : TrialPlan {
   LaunchPrices prices;
 
   bool IsScheduleTrial() const { return !schedules.empty(); }
+  bool IsKeepTrial() const { return !keeps.empty(); }
   // Everything that defines the trial (the fingerprint). A builtin trial's is what it was before
   // trainers existed (old folders resume); another trainer adds "trainer" (TrainerSpec::ToJson);
   // target fields add keys only where they differ from the pool's.
   nlohmann::json ToJson() const;
 };
+
+// A keep trial's arm for `keep`: "keep-" and the fraction's shortest round-trip spelling
+// ("keep-0.05").
+std::string KeepArmName(double keep);
 
 // The inverse of ToJson, for a run folder read back (`preflight report`).
 Result<TrialConfig> TrialConfigFromJson(const nlohmann::json& json, const std::string& file);
@@ -169,6 +181,7 @@ struct CheckedInputs {
   // The pool's and T_sel's first passes, made for the trial's selections (select/prepared.h);
   // null when every data arm is already made (a resumed trial selects nothing).
   std::shared_ptr<const select::PreparedInputs> passes;
+  double passes_core_seconds = 0;  // what making `passes` cost (a keep trial charges it)
 };
 
 // Validates the flags, that out_dir can be written and that an existing run folder holds this

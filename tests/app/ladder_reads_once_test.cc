@@ -2,7 +2,7 @@
 // before anything is written) hands what it read to rung 1's trial, which would otherwise parse
 // the pool and the target again. Shown as in tests/trial/input_check_test.cc: T_sel is spoiled
 // after the ladder's check and mended once rung 1 trains; a rung 1 that read T_sel again would
-// stop at the spoiled line.
+// stop at the spoiled line. A keep ladder's rung 1 selects every fraction from those same passes.
 
 #include <gtest/gtest.h>
 
@@ -31,8 +31,10 @@ LadderRung Micro(int64_t steps) {
   return r;
 }
 
-TEST(LadderReadsOnce, RungOneTakesOverTheLaddersCheck) {
-  const std::string dir = testing::ScratchDir("ladder_reads_once");
+// Runs the ladder of `keeps` with T_sel spoiled between the ladder's check and rung 1's
+// training: it finishes only when every selection of rung 1 took the check's passes.
+void ExpectRungOneReadsNothingAgain(const std::string& name, const std::vector<double>& keeps) {
+  const std::string dir = testing::ScratchDir(name);
   testing::WritePlantedPool(dir, 120, 0.3, 12, 5);
   WriteText(dir + "/eval.jsonl", ReadText(dir + "/target.jsonl"));
   LadderRequest r;
@@ -46,6 +48,7 @@ TEST(LadderReadsOnce, RungOneTakesOverTheLaddersCheck) {
   r.rungs = {Micro(10), Micro(20), Micro(40)};
   r.out_dir = dir + "/ladder";
   r.ledger_path = dir + "/ledger.jsonl";
+  SetKeeps(keeps, r.base);
 
   const std::string good = ReadText(r.base.target_select);
   bool spoiled = false, mended = false;
@@ -66,6 +69,10 @@ TEST(LadderReadsOnce, RungOneTakesOverTheLaddersCheck) {
   ASSERT_TRUE(spoiled && mended);
   ASSERT_TRUE(job.ok()) << job.status().message();
   ASSERT_EQ(job->rungs.size(), 3u);
+  if (keeps.size() > 1) {  // a keep ladder: every fraction selected from the same passes
+    ASSERT_TRUE(job->rungs[0].keep.has_value());
+    EXPECT_EQ(job->rungs[0].keep->keeps.size(), keeps.size());
+  }
   // Without the check handed on, rung 1's own check stops at the spoiled line.
   ReplaceLine(r.base.target_select, 2, "{\"id\": \"t\", \"text\": [1]}");
   r.out_dir = dir + "/again";
@@ -73,6 +80,14 @@ TEST(LadderReadsOnce, RungOneTakesOverTheLaddersCheck) {
   ASSERT_FALSE(again.ok());
   EXPECT_NE(again.status().message().find(r.base.target_select + ":2:"), std::string::npos)
       << again.status().message();
+}
+
+TEST(LadderReadsOnce, RungOneTakesOverTheLaddersCheck) {
+  ExpectRungOneReadsNothingAgain("ladder_reads_once", {0.25});
+}
+
+TEST(LadderReadsOnce, AKeepLaddersFractionsShareThePoolsFirstPass) {
+  ExpectRungOneReadsNothingAgain("ladder_reads_once_keeps", {0.1, 0.3});
 }
 
 }  // namespace

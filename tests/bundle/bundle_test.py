@@ -16,8 +16,9 @@
   verifies, every run launched from the bundle's trainer; with no time left, no trial starts
   and the summary is still written; a smoke step that fails exits 2 with the summary written.
 
-Run by CTest (tests/bundle/CMakeLists.txt) with PREFLIGHT_TEST_TMP, PREFLIGHT_BUNDLE_DIR and
-PREFLIGHT_TORCH_PYTHON; `bundle_test.py BuildTest` and so on.
+Run by CTest (tests/bundle/CMakeLists.txt) with PREFLIGHT_BUILD_DIR (the build whose
+preflight-bundle is bundled), PREFLIGHT_TEST_TMP, PREFLIGHT_BUNDLE_DIR and PREFLIGHT_TORCH_PYTHON;
+`bundle_test.py BuildTest` and so on.
 """
 import json
 import os
@@ -34,6 +35,7 @@ TMP = os.environ.get("PREFLIGHT_TEST_TMP") or tempfile.gettempdir()
 BUNDLE = os.environ.get("PREFLIGHT_BUNDLE_DIR") or os.path.join(TMP, "gpu-bundle")
 BATTERY = BUNDLE + "-battery"
 TORCH_PYTHON = os.environ.get("PREFLIGHT_TORCH_PYTHON", "/usr/bin/python3")
+BUILD = os.environ.get("PREFLIGHT_BUILD_DIR") or os.path.join(SOURCE, "build")
 # What the bare machine brings: glibc's own objects (scripts/gpu_bundle.py never copies them).
 GLIBC = {"linux-vdso.so.1", "libc.so.6", "libm.so.6", "libpthread.so.0", "libdl.so.2",
          "librt.so.1", "libresolv.so.2", "ld-linux-x86-64.so.2", "libutil.so.1", "libanl.so.1"}
@@ -89,7 +91,7 @@ class BuildTest(unittest.TestCase):
              "--out", BATTERY, "--root", os.path.join(FIXTURE, "root"), "--npm",
              os.path.join(FIXTURE, "npm")] + SIZES, check=True)
         argv = [os.path.join(SOURCE, "scripts", "gpu-bundle.sh"), "--out", BUNDLE, "--battery",
-                BATTERY]
+                BATTERY, "--build", BUILD]
         first = run(argv)
         self.assertEqual(first.returncode, 0, first.stdout + first.stderr)
         info = bundle_json(BUNDLE)

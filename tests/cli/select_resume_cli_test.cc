@@ -25,11 +25,11 @@ using testing::WriteText;
 
 // Eight zstd (or plain) shards of the planted pool, and its target.
 std::string MakePool(const std::string& dir, bool plain = false) {
-  testing::WritePlantedPool(dir, 4000, 0.3, 40, 21);
+  testing::WritePlantedPool(dir, 2400, 0.3, 40, 21);
   std::istringstream in(ReadText(dir + "/pool.jsonl"));
   std::vector<std::string> parts(8);
   std::string line;
-  for (int i = 0; std::getline(in, line); ++i) parts[i * 8 / 4000] += line + "\n";
+  for (int i = 0; std::getline(in, line); ++i) parts[i * 8 / 2400] += line + "\n";
   ::mkdir((dir + "/pool").c_str(), 0777);
   for (int k = 0; k < 8; ++k) {
     const std::string name = dir + "/pool/part-" + std::to_string(k) + ".jsonl";
@@ -64,11 +64,17 @@ TEST(SelectResume, AKilledSelectionResumesToTheBytesOfAnUninterruptedRun) {
     const std::string ref = selector + ".ref.jsonl.zst", out = selector + ".jsonl.zst";
     ASSERT_EQ(RunCli(SelectArgs(dir, ref, selector)).exit_code, 0);
     EXPECT_EQ(Passes(dir, ref), selector == "dsir" ? 3 : 4);  // pool, (negatives,) score, write
-    // Killed once a shard's scores are saved, and once a piece is written.
-    for (const std::string& mark : {"score-3", "piece-5"}) {
+    // Killed once a shard's scores are saved, and once a piece is written (the classifier, whose
+    // training dominates its time, once).
+    const std::vector<std::string> marks =
+        selector == "dsir" ? std::vector<std::string>{"score-3", "piece-5"}
+                           : std::vector<std::string>{"piece-5"};
+    for (const std::string& mark : marks) {
       testing::KillCliOnceExists(SelectArgs(dir, out, selector), dir + "/" + out + ".partial/" + mark);
       const bool killed_midway = Exists(dir + "/" + out + ".partial");
-      EXPECT_EQ(Exists(dir + "/" + out), Exists(dir + "/" + out + ".manifest.json"));
+      // An output never lacks its manifest; a kill between naming the two leaves the work
+      // folder, which the rerun finishes from.
+      if (Exists(dir + "/" + out)) EXPECT_TRUE(Exists(dir + "/" + out + ".manifest.json"));
       auto rerun = RunCli(SelectArgs(dir, out, selector));
       ASSERT_EQ(rerun.exit_code, 0) << rerun.err;
       EXPECT_EQ(ReadText(dir + "/" + out), ReadText(dir + "/" + ref)) << selector << " " << mark;
@@ -108,8 +114,8 @@ TEST(SelectResume, AShardChangedSinceTheKilledRunIsReadAgain) {
     struct stat before;
     ASSERT_EQ(::stat(shard.c_str(), &before), 0);
     std::string body = ReadText(shard);
-    for (size_t at = body.find("\"bg"); at != std::string::npos; at = body.find("\"bg", at + 1)) {
-      body[at + 1] = 't';
+    for (size_t at = body.find("bg"); at != std::string::npos; at = body.find("bg", at + 1)) {
+      body[at] = 't';  // background words made target-like
     }
     WriteText(shard, body);
     const timespec times[2] = {before.st_atim, before.st_mtim};

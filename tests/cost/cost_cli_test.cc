@@ -492,6 +492,68 @@ TEST(CostCli, DamagedResultExitsTwoNamingTheFileAndPath) {
   EXPECT_NE(t.err.find(truncated + ": not valid JSON"), std::string::npos) << t.err;
 }
 
+// A keep ladder's document (doc/ladder.md), with its recommendation as given.
+std::string LadderFile(const std::string& name, const json& recommendation) {
+  return Scratch(
+      name,
+      json{{"rungs", json::array()}, {"recommendation", recommendation}, {"receipt", "abc123"}}
+          .dump());
+}
+
+TEST(CostCli, FromLadderPricesTheRecommendedFractionsRunAndPlanCountsItsEpochs) {
+  const std::string ladder =
+      LadderFile("ladder.json", {{"flops", 1e21},
+                                 {"keep", 0.1},
+                                 {"interval", {0.05, 0.2}},
+                                 {"extrapolated", true},
+                                 {"reason", "the trend of the best fraction over 3 rungs"}});
+  // cost: the run the fraction was recommended for (1e21 FLOPs), the fraction beside it.
+  CliRun c = Preflight("cost --from-ladder " + ladder + " --gpus 8 --json");
+  ASSERT_EQ(c.rc, 0) << c.err;
+  json doc = ParseJson(c);
+  EXPECT_DOUBLE_EQ(doc["from_flops"]["flops"].get<double>(), 1e21);
+  EXPECT_DOUBLE_EQ(doc["keep"]["keep"].get<double>(), 0.1);
+  EXPECT_EQ(doc["keep"]["interval"], json({0.05, 0.2}));
+  EXPECT_EQ(doc["keep"]["extrapolated"], true);
+  EXPECT_EQ(doc["keep"]["receipt"], "abc123");
+  EXPECT_NE(c.err.find("keep 10% of the pool (95% 5% to 20%)"), std::string::npos) << c.err;
+  EXPECT_NE(c.err.find("EXTRAPOLATION"), std::string::npos) << c.err;
+  // --from-flops wins over the ladder's compute; the fraction stays beside it.
+  json other =
+      ParseJson(Preflight("cost --from-ladder " + ladder + " --from-flops 2e21 --gpus 8 --json"));
+  EXPECT_DOUBLE_EQ(other["from_flops"]["flops"].get<double>(), 2e21);
+  EXPECT_DOUBLE_EQ(other["keep"]["keep"].get<double>(), 0.1);
+
+  // plan: the compute-optimal run at 1e21 FLOPs, and with a pool, its epochs over the kept part:
+  // D / (0.1 x pool tokens).
+  CliRun p = Preflight("plan --from-ladder " + ladder + " --pool-tokens 1e11 --json");
+  ASSERT_EQ(p.rc, 0) << p.err;
+  json plan = ParseJson(p);
+  EXPECT_NEAR(plan["flops"].get<double>(), 1e21, 1e21 * 1e-9);
+  EXPECT_DOUBLE_EQ(plan["keep"]["kept_tokens"].get<double>(), 1e10);
+  EXPECT_NEAR(plan["keep"]["epochs"].get<double>(), plan["tokens"].get<double>() / 1e10, 1e-9);
+  EXPECT_EQ(plan["keep"]["repeats"], plan["keep"]["epochs"].get<double>() > 4);
+}
+
+TEST(CostCli, FromLadderRefusesALadderThatRecommendsNothing) {
+  const std::string refused = LadderFile(
+      "refused.json", {{"flops", 1e12},
+                       {"keep", nullptr},
+                       {"interval", nullptr},
+                       {"extrapolated", false},
+                       {"reason", "every rung learned no more than byte n-gram statistics"}});
+  for (const char* cmd : {"cost --gpus 1 --from-ladder ", "plan --from-ladder "}) {
+    CliRun r = Preflight(cmd + refused);
+    EXPECT_EQ(r.rc, 2) << cmd << r.err;
+    EXPECT_NE(r.err.find("recommends no fraction: every rung learned no more"), std::string::npos)
+        << r.err;
+  }
+  const std::string one_keep = Scratch("one.json", json{{"rungs", json::array()}}.dump());
+  CliRun r = Preflight("cost --gpus 1 --from-ladder " + one_keep);
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("no recommendation"), std::string::npos) << r.err;
+}
+
 TEST(CostCommandsCli, HelpExitsZero) {
   for (const char* cmd : {"cost", "plan", "fit", "memory"}) {
     CliRun r = Preflight(std::string(cmd) + " --help");

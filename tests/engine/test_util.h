@@ -1,12 +1,15 @@
 #pragma once
-// Helpers shared by the train tests: seeded random tensors, error measures, synthetic documents.
+// Helpers shared by the train tests: seeded random tensors, error measures, synthetic documents,
+// and whether the kernels a test is asked to run can run here.
 
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
+#include "engine/blas.h"
 #include "engine/xoshiro.h"
 
 namespace preflight::engine::testing {
@@ -62,6 +65,48 @@ inline const std::vector<std::string>& TrainDocs() {
 inline const std::vector<std::string>& EvalDocs() {
   static const auto docs = SyntheticDocs(3, 2);
   return docs;
+}
+
+// tests/engine/CMakeLists.txt runs the product and thread-count tests once per BLIS kernel
+// family (BlisKernels.<family>, with BLIS_ARCH_TYPE=<family>). Why this CPU cannot run the family
+// asked for ("" when it can, or when none or an unknown one is asked for). A test checks it
+// before its first product: BLIS picks its kernels once, at its first call, and another family's
+// instructions would stop the process.
+// BLIS_ARCH_TYPE as the test process found it, before the engine turned a name into BLIS's
+// number ("" when unset).
+inline const std::string kAskedKernels = [] {
+  const char* asked = std::getenv("BLIS_ARCH_TYPE");
+  return std::string(asked == nullptr ? "" : asked);
+}();
+
+inline std::string AskedKernelsCannotRun() {
+  const std::string& family = kAskedKernels;
+  auto lacks = [&](std::initializer_list<bool> features) {
+    for (bool has : features) {
+      if (!has) return "this CPU cannot run BLIS's " + family + " kernels";
+    }
+    return std::string();
+  };
+  if (family == "skx") {
+    return lacks({__builtin_cpu_supports("avx512f") != 0, __builtin_cpu_supports("avx512dq") != 0,
+                  __builtin_cpu_supports("avx512bw") != 0, __builtin_cpu_supports("avx512vl") != 0,
+                  __builtin_cpu_supports("avx512cd") != 0});
+  }
+  if (family == "haswell" || family == "zen" || family == "zen2" || family == "zen3") {
+    return lacks({__builtin_cpu_supports("avx2") != 0, __builtin_cpu_supports("fma") != 0});
+  }
+  if (family == "sandybridge") return lacks({__builtin_cpu_supports("avx") != 0});
+  if (family == "penryn") return lacks({__builtin_cpu_supports("ssse3") != 0});
+  return "";
+}
+
+// Why the bits of products and curves may depend on the thread count here ("" where they must
+// not): the kernels asked for cannot run, or the BLAS is OpenBLAS (src/engine/blas.h).
+inline std::string ThreadCountMayChangeBits() {
+  if (std::string(BlasName()) == "OpenBLAS") {
+    return "OpenBLAS sums a slab's elements in another order than the whole's (engine/blas.h)";
+  }
+  return AskedKernelsCannotRun();
 }
 
 }  // namespace preflight::engine::testing

@@ -113,6 +113,21 @@ TEST(ForecastCli, TargetAbsentFromThePoolAndUnlikeItIsRandom) {
   EXPECT_GT(out["probability"].get<double>(), 0);
 }
 
+// The forecast's receipt names the fraction it was made for (config.keep), and its words too.
+TEST(ForecastCli, ItsReceiptNamesTheFractionItWasMadeFor) {
+  const std::string dir = ScratchDir("forecast_keep");
+  testing::WritePlantedPool(dir, 200, 0.3, 12, 3);
+  const std::string ledger = dir + "/ledger.jsonl";
+  auto r = RunCli("forecast --pool " + dir + "/pool.jsonl --target-select " + dir +
+                  "/target.jsonl --keep 0.1 --steps 100 " + kModel + " --quiet --ledger " + ledger);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("the curated 10% against the random 10%"), std::string::npos) << r.out;
+  const std::vector<nlohmann::json> receipts = Receipts(ledger);
+  ASSERT_EQ(receipts.size(), 1u);
+  EXPECT_EQ(receipts[0]["kind"], "forecast");
+  EXPECT_DOUBLE_EQ(receipts[0]["config"]["keep"].get<double>(), 0.1);
+}
+
 // Every input of a trial is checked before anything is written: a missing held-out file fails
 // the trial with exit 2 naming it, and leaves no receipt (not even the forecast's) and no folder.
 TEST(ForecastCli, ATrialChecksItsInputsBeforeTheForecastOrAnyWrite) {
@@ -244,8 +259,8 @@ TEST(ForecastCli, RemeasuresAFinishedTrialOnItsOwnInputsOnly) {
             0);
   const std::string trial = Receipts(ledger).back()["hash"];
   const std::string forecast = "forecast --pool " + dir + "/pool.jsonl --json --ledger " + ledger;
-  auto r = RunCli(forecast + " --target-select " + dir + "/target.jsonl --remeasures " + trial +
-                  common);
+  auto r =
+      RunCli(forecast + " --target-select " + dir + "/target.jsonl --remeasures " + trial + common);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto receipts = Receipts(ledger);
   ASSERT_EQ(receipts.size(), 3u);

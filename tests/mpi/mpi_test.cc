@@ -44,7 +44,7 @@ std::string ManifestSansCost(const std::string& path) {
 }
 
 // A pool in two files whose line boundaries fall off every even split point (asserted), with
-// blank lines, and its target. With --shard-bytes 4000 the files are cut into shards that the
+// blank lines, and its target. With --shard-bytes 16000 the files are cut into shards that the
 // ranks share.
 struct Pool {
   std::string dir, files, target;
@@ -76,7 +76,7 @@ Pool MakePool(const std::string& name) {
 
 std::string SelectArgs(const Pool& p, const std::string& selector, const std::string& extra = "") {
   return "select --pool " + p.files + " --target " + p.target + " --selector " + selector +
-         " --keep 0.3 --seed 7 --threads 1 --shard-bytes 4000 --out " + p.dir +
+         " --keep 0.3 --seed 7 --threads 1 --shard-bytes 16000 --out " + p.dir +
          "/out.jsonl --ledger " + p.dir + "/ledger.jsonl --quiet --clf-epochs 3 " + extra;
 }
 

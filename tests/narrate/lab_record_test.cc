@@ -60,6 +60,26 @@ TEST(LabRecord, FindingPricesAStepInTheTrainersUnit) {
   EXPECT_EQ(launched.find("core-seconds per training step"), std::string::npos) << launched;
 }
 
+TEST(LabRecord, AKeepTrialNamesItsFractionAndTheWholePoolAsTheBaseline) {
+  auto r = ComputeTrial(FourSeeds());
+  ASSERT_TRUE(r.ok());
+  LabQuestion q = Question();
+  const nlohmann::json quarter = BuildLabRecord(q, *r);
+  EXPECT_NE(quarter["question"].get<std::string>().find("a random quarter of the same bytes"),
+            std::string::npos);
+  q.keep = 0.05;
+  q.whole_pool_baseline = true;  // a keep ladder's rung
+  const nlohmann::json keep = BuildLabRecord(q, *r);
+  const std::string question = keep["question"];
+  EXPECT_NE(question.find("on the 5% of the pool"), std::string::npos) << question;
+  EXPECT_NE(question.find("the whole pool, unselected, in random order"), std::string::npos)
+      << question;
+  EXPECT_EQ(question.find("same bytes"), std::string::npos) << question;
+  EXPECT_NE(keep["summary"].get<std::string>().find("the whole unselected pool's best"),
+            std::string::npos)
+      << keep["summary"];
+}
+
 TEST(ModelPhrase, ParametersWhenKnown) {
   EXPECT_EQ(ModelPhrase("tiny", 100096), "the tiny model (100,096 parameters)");
   EXPECT_EQ(ModelPhrase("tiny", 0), "the tiny model");

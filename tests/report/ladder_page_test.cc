@@ -77,6 +77,64 @@ TEST(LadderPage, AnUnfittedTrendSaysUnclearAndDrawsNoLine) {
   EXPECT_EQ(page.find("id=\"trend-line\""), std::string::npos);
 }
 
+// SampleLadder with three fractions per rung (the baseline first): 0.05 best at rung 1, 0.25
+// at rung 2, the whole pool at rung 3; recommended at 1e13.
+LadderPageData SampleKeepLadder() {
+  LadderPageData d = SampleLadder(false);
+  const double nan = std::nan("");
+  d.keeps = {{{{1, 4.0, 0.02, 0.5, nan, true},
+               {0.05, 3.8, 0.01, 10, 0.3, true},
+               {0.25, 3.9, 0.03, 2, 0.2, true}},
+              0.05,
+              1.0},
+             {{{1, 3.0, 0.02, 1, nan, true},
+               {0.05, 3.1, 0.01, 20, -0.1, false},
+               {0.25, 2.9, 0.02, 4, 0.1, true}},
+              0.25,
+              0.8},
+             {{{1, 2.0, 0.02, 10, nan, true},
+               {0.05, 2.6, 0.05, 200, -0.5, false},
+               {0.25, 2.1, 0.02, 40, -0.05, false}},
+              1,
+              0.95}};
+  std::vector<trial::KeepRungPoint> points;
+  for (size_t i = 0; i < d.rungs.size(); ++i) {
+    points.push_back({d.rungs[i].flops, d.keeps[i].best_keep, 0, true});
+  }
+  d.keep_trend = trial::FitKeepTrend(points, {0.05, 0.25, 1});
+  d.recommendation = trial::RecommendKeep(*d.keep_trend, 1e13);
+  return d;
+}
+
+TEST(LadderPage, AKeepLadderDrawsEachFractionAcrossRungsAndTheRecommendation) {
+  const LadderPageData d = SampleKeepLadder();
+  const std::string page = RenderLadderPage(d);
+  EXPECT_NE(page.find("<svg id=\"keep-plot\""), std::string::npos);
+  EXPECT_EQ(Count(page, "<path class=\"keep-line\""), 3u);
+  EXPECT_EQ(Count(page, "<circle class=\"keep-point\""), 9u);
+  EXPECT_EQ(Count(page, "<circle class=\"best\""), 3u);
+  EXPECT_EQ(Count(page, "stroke-dasharray=\"6 4\""), 1u);  // the whole pool's line
+  EXPECT_NE(page.find("class=\"keep-line\" data-keep=\"0.05\""), std::string::npos);
+  EXPECT_NE(page.find("<table id=\"keeps\">"), std::string::npos);
+  EXPECT_NE(page.find("<td>never caught up (&le; -50.0%)</td>"), std::string::npos) << page;
+  EXPECT_NE(page.find("<td>best (80.0% of resamples)</td>"), std::string::npos);
+  ASSERT_TRUE(d.recommendation->keep.has_value()) << d.recommendation->reason;
+  EXPECT_NE(page.find("<p id=\"recommendation\">Trend of the best fraction: <strong>grows"),
+            std::string::npos)
+      << page;
+  EXPECT_NE(page.find("Keep "), std::string::npos);
+  EXPECT_EQ(page, RenderLadderPage(SampleKeepLadder()));
+  // A refusal is said plainly.
+  LadderPageData refused = SampleKeepLadder();
+  refused.recommendation->keep.reset();
+  refused.recommendation->reason = "the trend is unclear";
+  EXPECT_NE(RenderLadderPage(refused).find("No fraction to keep for a run of"), std::string::npos);
+  // A ladder of one --keep has none of it.
+  const std::string plain = RenderLadderPage(SampleLadder(false));
+  EXPECT_EQ(plain.find("keep-plot"), std::string::npos);
+  EXPECT_EQ(plain.find("id=\"recommendation\""), std::string::npos);
+}
+
 TEST(LadderPage, RendersInHeadlessChromium) {
   const std::string chromium = testing::FindChromium();
   if (chromium.empty()) {

@@ -126,14 +126,20 @@ TEST_F(SelectInputs, PassesThatDoNotServeTheSelectionAreNotUsed) {
   auto plain = PrepareInputs(pool_, target_, Options("", ""), {"random"});
   ASSERT_TRUE(plain.ok()) << plain.status().message();
   SelectOptions dsir = Options("dsir", "dsir.jsonl");
-  EXPECT_FALSE(plain->Serves(pool_, target_, dsir, TargetNeed::kFeatureCounts, true));
-  EXPECT_TRUE(
-      plain->Serves(pool_, target_, Options("first", "f.jsonl"), TargetNeed::kNothing, false));
+  EXPECT_FALSE(plain->ServesPool(pool_, dsir, /*pool_features=*/true));
+  EXPECT_FALSE(plain->ServesTarget(target_, dsir, TargetNeed::kFeatureCounts));
+  EXPECT_TRUE(plain->ServesPool(pool_, Options("first", "f.jsonl"), false));
+  EXPECT_TRUE(plain->ServesTarget(target_, Options("first", "f.jsonl"), TargetNeed::kNothing));
   SelectOptions other_field = Options("random", "r.jsonl");
-  other_field.target_text_field = "body";
-  EXPECT_FALSE(plain->Serves(pool_, target_, other_field, TargetNeed::kNothing, false));
-  EXPECT_FALSE(
-      plain->Serves(target_, target_, Options("random", "r.jsonl"), TargetNeed::kNothing, false));
+  other_field.read.text_field = "body";
+  EXPECT_FALSE(plain->ServesPool(pool_, other_field, false));
+  EXPECT_FALSE(plain->ServesPool(target_, Options("random", "r.jsonl"), false));
+  auto counted = PrepareInputs(pool_, target_, Options("", ""), {"dsir"});
+  ASSERT_TRUE(counted.ok()) << counted.status().message();
+  EXPECT_TRUE(counted->ServesTarget(target_, dsir, TargetNeed::kFeatureCounts));
+  SelectOptions other_target_field = dsir;
+  other_target_field.target_text_field = "body";
+  EXPECT_FALSE(counted->ServesTarget(target_, other_target_field, TargetNeed::kFeatureCounts));
   auto read = RunSelection(pool_, target_, dsir);
   dsir.out_path = dir_ + "/dsir.given.jsonl";
   auto given = RunSelection(pool_, target_, dsir, {}, nullptr, &*plain);

@@ -7,6 +7,7 @@
 
 #include "base/sha256.h"
 #include "corpus/scanner.h"
+#include "select/batch.h"
 #include "select/selector.h"
 #include "testing/compress.h"
 #include "testing/planted.h"
@@ -128,6 +129,46 @@ TEST_F(ShardedPool, AFolderOutputHoldsOneKeptFilePerPoolFileNamedAndCompressedAs
   auto again = Select("shards", "random", 1, "kept/");
   ASSERT_TRUE(again.ok()) << again.status().message();
   EXPECT_NE(again->manifest["output"]["sha256"], out["sha256"]);
+}
+
+// Two dsir selections toward different targets, a random one and a first one, as one batch: each
+// writes what it writes alone, and the pool is read three times (first pass, scores, writing)
+// where alone they read it 3 + 3 + 2 + 2 times.
+TEST_F(ShardedPool, ABatchWritesWhatEachSelectionWritesAloneInThreeReads) {
+  // A second target: the planted pool's background documents.
+  std::istringstream in(ReadText(*dir_ + "/pool.jsonl"));
+  std::string line, other;
+  for (int i = 0; std::getline(in, line) && i < 200; ++i) {
+    if (line.find("\"planted\":false") != std::string::npos) other += line + "\n";
+  }
+  WriteText(*dir_ + "/other.jsonl", other);
+  std::vector<SelectionRequest> requests;
+  const std::vector<std::pair<std::string, std::string>> asked = {
+      {"dsir", "target.jsonl"}, {"dsir", "other.jsonl"}, {"random", ""}, {"first", ""}};
+  for (size_t i = 0; i < asked.size(); ++i) {
+    SelectOptions o;
+    o.selector = asked[i].first;
+    o.seed = 7;
+    o.threads = 2;
+    o.split_bytes = 64 << 10;
+    o.out_path = *dir_ + "/batch-" + std::to_string(i) + ".jsonl.zst";
+    requests.push_back({asked[i].second.empty() ? std::vector<std::string>{}
+                                                : std::vector<std::string>{*dir_ + "/" + asked[i].second},
+                        o});
+  }
+  auto batch = RunSelections({*dir_ + "/shards"}, requests);
+  ASSERT_TRUE(batch.ok()) << batch.status().message();
+  for (size_t i = 0; i < requests.size(); ++i) {
+    SelectOptions o = requests[i].options;
+    o.out_path = *dir_ + "/alone-" + std::to_string(i) + ".jsonl.zst";
+    auto alone = RunSelection({*dir_ + "/shards"}, requests[i].target, o);
+    ASSERT_TRUE(alone.ok()) << alone.status().message();
+    EXPECT_EQ(ReadText(o.out_path), ReadText(requests[i].options.out_path)) << i;
+    EXPECT_EQ(Essentials(alone->manifest).dump(), Essentials((*batch)[i].manifest).dump()) << i;
+    EXPECT_EQ(alone->manifest["cost"]["passes"][0]["passes"].get<double>(),
+              asked[i].first == "dsir" ? 3 : 2);
+    EXPECT_EQ((*batch)[i].manifest["cost"]["passes"][0]["passes"].get<double>(), 3) << i;
+  }
 }
 
 }  // namespace
