@@ -37,11 +37,11 @@ void Copy(const std::string& from, const std::string& to) {
 }
 
 // The kept documents' ids and texts, in order, from a kept file or folder.
-struct Kept {
+struct KeptRows {
   std::vector<std::string> ids, texts;
 };
-Kept KeptOf(const std::string& path) {
-  Kept k;
+KeptRows KeptRowsOf(const std::string& path) {
+  KeptRows k;
   EXPECT_TRUE(corpus::ScanLines({path}, corpus::ReadOptions{}, [&](const corpus::Record& r) {
                 const auto j = nlohmann::json::parse(r.line);
                 k.ids.push_back(j.at("id").dump());
@@ -97,7 +97,7 @@ TEST_F(ParquetPool, SelectsTheIdsTheJsonlTwinSelects) {
   for (const std::string sel : {"first", "random", "dsir"}) {
     auto jsonl = Select("js", Options(sel, 1, 64ull << 20, sel + ".js.jsonl"));
     ASSERT_TRUE(jsonl.ok()) << jsonl.status().message();
-    const Kept want = KeptOf(*dir_ + "/" + sel + ".js.jsonl");
+    const KeptRows want = KeptRowsOf(*dir_ + "/" + sel + ".js.jsonl");
     ASSERT_GT(want.ids.size(), 10u);
     ASSERT_LT(want.ids.size(), jsonl->pool_docs);
     // Every row group its own shard (split 1 byte; the JSONL twin in 4 KiB ranges), or whole.
@@ -107,7 +107,7 @@ TEST_F(ParquetPool, SelectsTheIdsTheJsonlTwinSelects) {
             sel + ".pq." + std::to_string(split) + "." + std::to_string(threads) + ".jsonl";
         auto pq = Select("pq", Options(sel, threads, split, name));
         ASSERT_TRUE(pq.ok()) << pq.status().message();
-        const Kept got = KeptOf(*dir_ + "/" + name);
+        const KeptRows got = KeptRowsOf(*dir_ + "/" + name);
         EXPECT_EQ(got.ids, want.ids) << name;
         EXPECT_EQ(got.texts, want.texts) << name;
         EXPECT_EQ(Choice(pq->manifest), Choice(jsonl->manifest)) << name;
@@ -117,7 +117,7 @@ TEST_F(ParquetPool, SelectsTheIdsTheJsonlTwinSelects) {
   }
   auto cut = Select("js", Options("dsir", 3, 4096, "dsir.js.cut.jsonl"));
   ASSERT_TRUE(cut.ok()) << cut.status().message();
-  EXPECT_EQ(KeptOf(*dir_ + "/dsir.js.cut.jsonl").ids, KeptOf(*dir_ + "/dsir.js.jsonl").ids);
+  EXPECT_EQ(KeptRowsOf(*dir_ + "/dsir.js.cut.jsonl").ids, KeptRowsOf(*dir_ + "/dsir.js.jsonl").ids);
 }
 
 // --out DIR/: a Parquet file's kept rows as DIR/<same path>.jsonl.zst, JSONL in zstd.
@@ -131,7 +131,7 @@ TEST_F(ParquetPool, AFolderOutputNamesEachParquetFilesKeptRowsAsZstdJsonl) {
     EXPECT_EQ(files[i]["compression"], "zstd");
     EXPECT_EQ(files[i]["from"], *dir_ + "/pq/" + kPool[i].rel + ".parquet");
   }
-  EXPECT_EQ(KeptOf(*dir_ + "/kept").ids, KeptOf(*dir_ + "/dsir.js.jsonl").ids);
+  EXPECT_EQ(KeptRowsOf(*dir_ + "/kept").ids, KeptRowsOf(*dir_ + "/dsir.js.jsonl").ids);
 }
 
 // Without an id column a row is named by its file, row group and row; a null text stops the
