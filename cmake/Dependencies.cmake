@@ -12,6 +12,11 @@ pkg_check_modules(CRYPTO REQUIRED IMPORTED_TARGET libcrypto)   # libssl-dev: SHA
 pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)        # libzstd-dev: .jsonl.zst
 pkg_check_modules(ZLIB REQUIRED IMPORTED_TARGET zlib)           # zlib1g-dev: .jsonl.gz
 pkg_check_modules(FASTTEXT REQUIRED IMPORTED_TARGET fasttext)   # libfasttext-dev: classifier
+# Parquet pages (src/parquet): libsnappy-dev, liblz4-dev, libbrotli-dev. Brotli's decoder needs
+# its common library named too, for the static link of the bundle (cmake/Bundle.cmake).
+pkg_check_modules(SNAPPY REQUIRED IMPORTED_TARGET snappy)
+pkg_check_modules(LZ4 REQUIRED IMPORTED_TARGET liblz4)
+pkg_check_modules(BROTLIDEC REQUIRED IMPORTED_TARGET libbrotlidec libbrotlicommon)
 # pkg-config's targets, under the names the modules use, so that the GPU bundle's binary can
 # link their static archives (cmake/Bundle.cmake); libcrypto.a needs libdl and pthreads.
 add_library(OpenSSL::Crypto ALIAS PkgConfig::CRYPTO)
@@ -19,6 +24,9 @@ add_library(ZLIB::ZLIB ALIAS PkgConfig::ZLIB)
 preflight_bundle_static(PkgConfig::CRYPTO Threads::Threads ${CMAKE_DL_LIBS})
 preflight_bundle_static(PkgConfig::ZSTD)
 preflight_bundle_static(PkgConfig::ZLIB)
+preflight_bundle_static(PkgConfig::SNAPPY)
+preflight_bundle_static(PkgConfig::LZ4)
+preflight_bundle_static(PkgConfig::BROTLIDEC)
 
 set(_found_line "")
 macro(preflight_report name found detail)
@@ -107,7 +115,8 @@ find_package(Python3 QUIET COMPONENTS Interpreter)
 
 message(STATUS "preflight: required: simdjson ${simdjson_VERSION}, nlohmann_json ${nlohmann_json_VERSION}, "
                "CLI11 ${CLI11_VERSION}, fmt ${fmt_VERSION}, OpenSSL ${CRYPTO_VERSION}, "
-               "zstd ${ZSTD_VERSION}, zlib ${ZLIB_VERSION}, fastText (found; its .pc has no version), OpenMP ${OpenMP_CXX_VERSION}")
+               "zstd ${ZSTD_VERSION}, zlib ${ZLIB_VERSION}, snappy ${SNAPPY_VERSION}, "
+               "lz4 ${LZ4_VERSION}, brotli ${BROTLIDEC_libbrotlidec_VERSION}, fastText (found; its .pc has no version), OpenMP ${OpenMP_CXX_VERSION}")
 preflight_report("BLIS" PREFLIGHT_HAVE_BLIS "(${BLIS_LIBRARY})")
 preflight_report("OpenBLAS" PREFLIGHT_HAVE_OPENBLAS "(${OPENBLAS_LIBRARY})")
 preflight_report("GoogleTest" GTest_FOUND "(tests)")

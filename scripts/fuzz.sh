@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer harnesses (fuzz/: the JSONL, gzip and zstd readers, the ledger parser and
-# the curve readers of every format) with clang, ASan and UBSan in build-fuzz/, and runs each for
+# Builds the libFuzzer harnesses (fuzz/: the JSONL, gzip and zstd readers, the Parquet reader, the
+# ledger parser and the curve readers of every format) with clang, ASan and UBSan in build-fuzz/, and runs each for
 # RUNS inputs (default 20000) from a seed corpus made here on the fly. Fails on any crash,
 # sanitizer report, leak or hang (an input taking over 10 s); the input that did it is left in
 # build-fuzz/fuzz-artifacts/.
 #
-# Usage: scripts/fuzz.sh [RUNS] [HARNESS...]    (harnesses: jsonl gzip zstd ledger curve_jsonl
-#        curve_csv curve_llmc curve_hf curve_nanogpt; default all)
+# Usage: scripts/fuzz.sh [RUNS] [HARNESS...]    (harnesses: jsonl gzip zstd parquet ledger
+#        curve_jsonl curve_csv curve_llmc curve_hf curve_nanogpt; default all)
 # Needs: clang libclang-rt-14-dev libomp-dev (scripts/install-deps.sh installs them).
 set -euo pipefail
 
@@ -14,7 +14,7 @@ runs=${1:-20000}
 shift || true
 harnesses=("$@")
 [[ ${#harnesses[@]} -eq 0 ]] &&
-  harnesses=(jsonl gzip zstd ledger curve_jsonl curve_csv curve_llmc curve_hf curve_nanogpt)
+  harnesses=(jsonl gzip zstd parquet ledger curve_jsonl curve_csv curve_llmc curve_hf curve_nanogpt)
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${PREFLIGHT_FUZZ_BUILD:-$root/build-fuzz}
 
@@ -23,7 +23,7 @@ command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 mkdir -p "$build"
 CC=clang CXX=clang++ cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DPREFLIGHT_FUZZ=ON -DPREFLIGHT_TESTS=OFF -DPREFLIGHT_BENCH=OFF -DPREFLIGHT_MPI=OFF \
-  -DPREFLIGHT_MODULES="base;corpus;ledger" "${launcher[@]}" >"$build/configure.log" 2>&1 ||
+  -DPREFLIGHT_MODULES="base;parquet;corpus;ledger" "${launcher[@]}" >"$build/configure.log" 2>&1 ||
   { cat "$build/configure.log"; exit 1; }
 targets=()
 for h in "${harnesses[@]}"; do targets+=(--target "fuzz_$h"); done
@@ -64,6 +64,11 @@ printf '{"step":10,"eval_loss":4.0,"num_input_tokens_seen":640}],"global_step":1
 printf 'step 0: train loss 5.1000, val loss 5.0000\niter 0: loss 5.1\nstep 10: train loss 4.0, val loss 4.1\n' \
   >"$seeds/curve_nanogpt/basic"
 
+# Parquet: the committed fixtures that independent writers made (tests/parquet/fixtures), up to
+# the harness's input size.
+mkdir -p "$seeds/parquet"
+find "$root/tests/parquet/fixtures/files" -name '*.parquet' -size -16k -exec cp {} "$seeds/parquet/" \;
+
 if [[ " ${harnesses[*]} " == *" ledger "* ]]; then
   # A valid ledger of one and of two receipts: the harness appends one to each input it reads.
   tmp=$(mktemp -d)
@@ -83,7 +88,9 @@ for h in "${harnesses[@]}"; do
   mkdir -p "$corpus"
   log=$build/fuzz-$h.log
   echo "fuzz: $h: $runs inputs (log: $log)"
-  if "$build/fuzz/fuzz_$h" -runs="$runs" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
+  max_len=4096
+  [[ $h == parquet ]] && max_len=16384  # a whole small file: footer, pages and all
+  if "$build/fuzz/fuzz_$h" -runs="$runs" -max_len=$max_len -timeout=10 -rss_limit_mb=2048 \
       -artifact_prefix="$build/fuzz-artifacts/$h-" -print_final_stats=1 \
       "$corpus" "$seeds/$h" >"$log" 2>&1; then
     echo "fuzz: $h: ok ($(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$') inputs run)"

@@ -21,6 +21,7 @@ PACKAGES=(
   build-essential cmake pkg-config git
   libsimdjson-dev nlohmann-json3-dev libcli11-dev libfmt-dev libssl-dev
   libzstd-dev zlib1g-dev libfasttext-dev
+  libsnappy-dev liblz4-dev libbrotli-dev
   libblis-openmp-dev
   liblbfgs-dev
   libgtest-dev

@@ -75,7 +75,8 @@ Status FillExcerpts(const trial::TrialConfig& c, std::vector<report::SelectedDoc
   corpus::ReadOptions options = trial::PoolReadOptions(c);
   options.skip_bad = true;
   auto read = ReadBounded(c.pool, options, [&](const corpus::Record& r) {
-    auto it = wanted.find(select::DocumentId(r.line, c.id_field, std::string(r.file), r.line_no));
+    auto it = wanted.find(select::DocumentId(r.line, c.id_field, std::string(r.file), r.line_no,
+                                             r.row_group, r.row_in_group));
     if (it == wanted.end()) return true;
     auto text = corpus::ParseTextField(r.line, options, std::string(r.file));
     for (report::SelectedDoc* d : it->second) d->excerpt = text.ok() ? select::Excerpt(*text, kExcerptBytes) : "";

@@ -2,12 +2,9 @@
 
 #include <simdjson.h>
 
+#include "corpus/text_document.h"
+
 namespace preflight::corpus {
-namespace {
-
-constexpr std::string_view kBom = "\xef\xbb\xbf";
-
-}  // namespace
 
 DocumentParser::DocumentParser(const ReadOptions& options)
     : options_(&options), parser_(std::make_unique<simdjson::dom::parser>()) {}

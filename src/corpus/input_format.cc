@@ -46,7 +46,7 @@ std::string Py(const std::string& path) {
 Status Refuse(const std::string& path, const std::string& what, const std::string& how) {
   return Status::InvalidArgument(
       path + ": " + what +
-      "; preflight reads JSONL (.jsonl, .jsonl.gz, .jsonl.zst) and UTF-8 text. " +
+      "; preflight reads JSONL (.jsonl, .jsonl.gz, .jsonl.zst), Parquet and UTF-8 text. " +
       (how[0] == '!' ? how.substr(1) : "Convert it with: " + how));
 }
 
@@ -60,9 +60,10 @@ std::string PandasCommand(const std::string& path, const std::string& reader) {
 
 // Formats named by their magic bytes that preflight does not read.
 Status RefuseByMagic(const std::string& path, std::string_view head) {
-  if (StartsWith(head, "PAR1")) {
-    return Refuse(path, "a Parquet file (magic \"PAR1\" at byte 0)",
-                  PandasCommand(path, "read_parquet"));
+  if (StartsWith(head, "PARE")) {
+    return Refuse(path, "an encrypted Parquet file (magic \"PARE\" at byte 0)",
+                  "!Decrypt it with the program and key that wrote it (for example pyarrow with "
+                  "its decryption properties), writing plain Parquet or JSONL.");
   }
   if (StartsWith(head, "ARROW1") || StartsWith(head, "FEA1")) {
     return Refuse(path,
@@ -183,6 +184,8 @@ std::string_view FormatName(Format format) {
       return "zstd JSONL";
     case Format::kPlainText:
       return "plain text";
+    case Format::kParquet:
+      return "Parquet";
   }
   return "?";
 }
@@ -192,11 +195,16 @@ bool IsSplittable(Format format) { return format == Format::kJsonl; }
 Result<Format> DetectFormat(const std::string& path, std::string_view head) {
   if (StartsWith(head, "\x1f\x8b")) return Format::kJsonlGzip;
   if (StartsWith(head, "\x28\xb5\x2f\xfd")) return Format::kJsonlZstd;
+  if (StartsWith(head, "PAR1")) return Format::kParquet;
   PF_RETURN_IF_ERROR(RefuseByMagic(path, head));
-  PF_RETURN_IF_ERROR(RefuseBinary(path, head));
   std::string name = BaseName(path);
   std::transform(name.begin(), name.end(), name.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  // A Parquet name without the magic: read as named, so that the reader names the damage.
+  if (EndsWith(name, ".parquet") || EndsWith(name, ".parq") || EndsWith(name, ".pq")) {
+    return Format::kParquet;
+  }
+  PF_RETURN_IF_ERROR(RefuseBinary(path, head));
   // A compressed name without the magic: read as named, so that the decoder names the damage
   // ("not a valid zstd stream near byte offset 0") instead of the text being taken as JSONL.
   if (EndsWith(name, ".gz")) return Format::kJsonlGzip;
@@ -223,6 +231,11 @@ Status CheckDecompressedHead(const std::string& path, std::string_view head) {
   const std::string inside = path + " (decompressed)";
   if (StartsWith(head, "\x1f\x8b") || StartsWith(head, "\x28\xb5\x2f\xfd")) {
     return Refuse(inside, "compressed twice", "decompressing it once more");
+  }
+  if (StartsWith(head, "PAR1")) {
+    return Refuse(inside, "a Parquet file, compressed whole",
+                  "!Decompress it (zstd -d or gunzip -k " + path +
+                      ") and give preflight the .parquet file: Parquet compresses its own pages.");
   }
   PF_RETURN_IF_ERROR(RefuseByMagic(inside, head));
   return RefuseBinary(inside, head);
@@ -253,10 +266,54 @@ Result<Format> DetectFileFormat(const std::string& path) {
   return DetectFormat(path, head);
 }
 
+namespace {
+
+// The kinds of file a folder may hold, one at a time.
+enum class Kind { kJsonl, kParquet, kText };
+
+Kind KindOf(Format format) {
+  if (format == Format::kParquet) return Kind::kParquet;
+  return format == Format::kPlainText ? Kind::kText : Kind::kJsonl;
+}
+
+constexpr const char* kKindNames[] = {"JSONL", "Parquet", "plain-text"};
+
+// Refuses file `rel` of folder `dir` when it is another kind of file than one listed before it
+// (`first`: the first file of each kind), naming one of each.
+Status CheckOneKind(const std::string& dir, const std::string& rel, Format format,
+                    std::string (&first)[3]) {
+  const int kind = static_cast<int>(KindOf(format));
+  if (first[kind].empty()) first[kind] = rel;
+  for (int other = 0; other < 3; ++other) {
+    if (other == kind || first[other].empty()) continue;
+    const int a = std::min(kind, other), b = std::max(kind, other);
+    return Status::InvalidArgument(
+        dir + ": holds both " + kKindNames[a] + " (" + first[a] + ") and " + kKindNames[b] +
+        " files (" + first[b] +
+        "); a folder is read as JSONL shards, Parquet files or plain-text "
+        "documents, one kind only: move the other files out, or give preflight the subfolder that "
+        "holds the documents");
+  }
+  return Status::Ok();
+}
+
+// A file with its format, and a Parquet file's row groups from its checked footer.
+Result<InputFile> Listed(std::string path, std::string rel, Format format) {
+  InputFile file{std::move(path), std::move(rel), format, {}};
+  if (format == Format::kParquet) {
+    PF_ASSIGN_OR_RETURN(parquet::FileLayout layout, parquet::ReadLayout(file.path));
+    file.row_groups = std::move(layout.row_groups);
+  }
+  return file;
+}
+
+}  // namespace
+
 Result<std::vector<InputFile>> ListInputFiles(const std::string& path) {
   if (!IsDirectory(path)) {
     PF_ASSIGN_OR_RETURN(Format format, DetectFileFormat(path));
-    return std::vector<InputFile>{{path, "", format}};
+    PF_ASSIGN_OR_RETURN(InputFile file, Listed(path, "", format));
+    return std::vector<InputFile>{std::move(file)};
   }
   std::vector<std::string> rels;
   std::error_code ec;
@@ -273,19 +330,13 @@ Result<std::vector<InputFile>> ListInputFiles(const std::string& path) {
   std::sort(rels.begin(), rels.end());
   PF_RETURN_IF_ERROR(RefuseSaveToDisk(path, rels));
   std::vector<InputFile> files;
-  std::string jsonl, text;  // The first file of each kind.
+  std::string first[3];  // The first file of each kind.
   for (const std::string& rel : rels) {
-    std::string file = JoinPath(path, rel);
-    PF_ASSIGN_OR_RETURN(Format format, DetectFileFormat(file));
-    files.push_back({std::move(file), rel, format});
-    std::string& first = format == Format::kPlainText ? text : jsonl;
-    if (first.empty()) first = rel;
-    if (!text.empty() && !jsonl.empty()) {
-      return Status::InvalidArgument(
-          path + ": holds both JSONL (" + jsonl + ") and plain-text files (" + text +
-          "); a folder is read as JSONL shards or as plain-text documents, not both: move the "
-          "other files out, or give preflight the subfolder that holds the documents");
-    }
+    // The kind is checked before a Parquet footer is read: a mixed folder is named as such.
+    PF_ASSIGN_OR_RETURN(Format format, DetectFileFormat(JoinPath(path, rel)));
+    PF_RETURN_IF_ERROR(CheckOneKind(path, rel, format, first));
+    PF_ASSIGN_OR_RETURN(InputFile file, Listed(JoinPath(path, rel), rel, format));
+    files.push_back(std::move(file));
   }
   return files;
 }

@@ -2,15 +2,17 @@
 // How an input is read, decided from its first bytes and its name (doc/corpus-format.md).
 //
 // Content first: gzip (1f 8b) and zstd (28 b5 2f fd) streams are decompressed and read as JSONL
-// whatever their name. Parquet ("PAR1"), Arrow/Feather ("ARROW1", "FEA1", an Arrow IPC stream's
-// ff ff ff ff), other compressors and archives, and anything with NUL bytes or that is not UTF-8
-// are refused with InvalidArgument naming the format and a one-line command that converts it to
-// JSONL: a binary file is never read as text. Then the name: .jsonl/.json/.ndjson are JSONL,
-// .txt/.md/.text plain text; another name is JSONL when its first character is '{'.
+// whatever their name; "PAR1" is Parquet (read by parquet/reader.h). Encrypted Parquet ("PARE"),
+// Arrow/Feather ("ARROW1", "FEA1", an Arrow IPC stream's ff ff ff ff), other compressors and
+// archives, and anything with NUL bytes or that is not UTF-8 are refused with InvalidArgument
+// naming the format and a one-line command that converts it: a binary file is never read as
+// text. Then the name: .parquet/.parq/.pq are Parquet (so that the reader names the damage),
+// .jsonl/.json/.ndjson JSONL, .txt/.md/.text plain text; another name is JSONL when its first
+// character is '{'.
 //
 // A folder is walked recursively (names starting with '.' are skipped), its files sorted by
-// relative path. It holds JSONL files (plain or compressed) or plain-text files, not both. A
-// Hugging Face save_to_disk folder is refused as a whole.
+// relative path. It holds one kind of file: JSONL files (plain or compressed), Parquet files, or
+// plain-text files. A Hugging Face save_to_disk folder is refused as a whole.
 
 #include <cstdint>
 #include <string>
@@ -18,6 +20,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "parquet/reader.h"
 
 namespace preflight::corpus {
 
@@ -26,11 +29,13 @@ enum class Format {
   kJsonlGzip,  // JSONL in a gzip stream (one or more members).
   kJsonlZstd,  // JSONL in a zstd stream (one or more frames).
   kPlainText,  // UTF-8 text: the whole file is one document (id: its path in the folder).
+  kParquet,    // Rows of a Parquet file: the text column, the other scalar columns carried.
 };
 
 // "JSONL", "gzip JSONL", ...
 std::string_view FormatName(Format format);
-// Whether a byte range of the file can be read on its own (only uncompressed JSONL can).
+// Whether a byte range of the file can be read on its own (only uncompressed JSONL can; a
+// Parquet file is cut by row groups instead: corpus/read_plan.h).
 bool IsSplittable(Format format);
 
 // The format of a file from its first bytes (`head`, up to kSniffBytes) and its name. Refusals
@@ -48,11 +53,14 @@ struct InputFile {
   std::string path;  // Path to open (the folder joined with `rel` for a folder's file).
   std::string rel;   // Path relative to the folder; empty for a file input.
   Format format = Format::kJsonl;
+  // A Parquet file's row groups (rows, first row, byte span), from its footer.
+  std::vector<parquet::RowGroupInfo> row_groups;
 };
 
 // The files of an input (a file or a folder), each with its format, in reading order. Every
 // file's format is checked here, before any document is read, so that a refused file deep in a
-// folder fails at once.
+// folder fails at once; a Parquet file's footer is read and checked too (a truncated or corrupt
+// file, encryption), but not its columns, which depend on what is read of it.
 Result<std::vector<InputFile>> ListInputFiles(const std::string& path);
 
 }  // namespace preflight::corpus

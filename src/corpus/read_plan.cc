@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -23,10 +24,34 @@ Status StatFile(PlannedFile& f) {
   return Status::Ok();
 }
 
-// A plain JSONL file over `split_bytes` is cut into ranges; anything else is one shard.
+// A Parquet file over `split_bytes` is cut between row groups: each shard takes row groups while
+// its span stays within `split_bytes`, and at least one.
+void AddParquetShards(ReadPlan& plan, uint32_t file_index, uint64_t split_bytes) {
+  PlannedFile& f = plan.files[file_index];
+  const std::vector<parquet::RowGroupInfo>& groups = f.row_groups;
+  const int n = static_cast<int>(groups.size());
+  const bool cut = split_bytes > 0 && f.size > split_bytes;
+  int g = 0;
+  do {
+    PlannedShard s;
+    s.file = file_index;
+    s.first_group = g;
+    s.begin = n > 0 ? groups[g].begin : 0;
+    s.end = n > 0 ? groups[g].end : f.size;
+    s.hashes_file = g == 0;
+    for (++g; g < n && (!cut || groups[g].end - s.begin <= split_bytes); ++g) s.end = groups[g].end;
+    s.end_group = std::min(g, n);
+    plan.shards.push_back(s);
+  } while (g < n);
+  f.shards = static_cast<uint32_t>(plan.shards.size()) - f.first_shard;
+}
+
+// A plain JSONL file over `split_bytes` is cut into ranges; a Parquet file between row groups;
+// anything else is one shard.
 void AddShards(ReadPlan& plan, uint32_t file_index, uint64_t split_bytes) {
   PlannedFile& f = plan.files[file_index];
   f.first_shard = static_cast<uint32_t>(plan.shards.size());
+  if (f.format == Format::kParquet) return AddParquetShards(plan, file_index, split_bytes);
   const bool cut = IsSplittable(f.format) && split_bytes > 0 && f.size > split_bytes;
   const uint64_t step = cut ? split_bytes : (f.size > 0 ? f.size : 1);
   uint64_t begin = 0;
@@ -59,6 +84,7 @@ Result<ReadPlan> PlanRead(const std::vector<std::string>& paths, uint64_t split_
       f.path = std::move(in.path);
       f.rel = std::move(in.rel);
       f.format = in.format;
+      f.row_groups = std::move(in.row_groups);
       PF_RETURN_IF_ERROR(StatFile(f));
       plan.disk_bytes += f.size;
       plan.files.push_back(std::move(f));

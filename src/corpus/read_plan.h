@@ -1,8 +1,10 @@
 #pragma once
 // How a list of inputs is cut into shards: the units that threads and processes read on their
 // own (corpus/shard_scan.h). Every file of every input is one shard -- a compressed JSONL file, a
-// plain-text document, a plain JSONL file up to `split_bytes` -- except a larger plain JSONL file,
-// which is cut into byte ranges of `split_bytes` (each range reads the lines that start in it).
+// plain-text document, a plain JSONL or Parquet file up to `split_bytes` -- except a larger plain
+// JSONL file, which is cut into byte ranges of `split_bytes` (each range reads the lines that
+// start in it), and a larger Parquet file of several row groups, which is cut between row groups
+// into runs of whole row groups spanning at most `split_bytes` (or one row group, if larger).
 // The plan depends only on the inputs (their files, formats and sizes), never on the thread or
 // process count, so whatever is computed per shard is the same however the shards are dealt out.
 // Shards are numbered in reading order: input by input, file by file, range by range.
@@ -23,16 +25,22 @@ struct PlannedFile {
   std::string path;    // To open: the input itself, or the folder joined with `rel`.
   std::string rel;     // Inside its input folder; empty for a file input.
   Format format = Format::kJsonl;
-  uint64_t size = 0;      // Bytes on disk.
-  int64_t mtime_ns = 0;   // Last modification (a resumed run's first identity check).
+  uint64_t size = 0;     // Bytes on disk.
+  int64_t mtime_ns = 0;  // Last modification (a resumed run's first identity check).
   uint32_t first_shard = 0, shards = 0;  // Its shards: [first_shard, first_shard + shards).
+  // A Parquet file's row groups (rows, first row, byte span), from its footer.
+  std::vector<parquet::RowGroupInfo> row_groups;
 };
 
 struct PlannedShard {
-  uint32_t file = 0;               // Into ReadPlan::files.
-  uint64_t begin = 0, end = 0;     // Byte range on disk; [0, size) for a whole file.
+  uint32_t file = 0;            // Into ReadPlan::files.
+  uint64_t begin = 0, end = 0;  // Byte range on disk; [0, size) for a whole file.
+  // A Parquet shard's row groups, [first_group, end_group); its byte range is theirs (the first
+  // row group's starts at byte 0, the last one's ends at the end of the file).
+  int first_group = 0, end_group = 0;
   // Whether this shard's read yields the whole file's SHA-256: the one shard of a file, or the
-  // first range of a cut file (which hashes the rest of the file after its own range).
+  // first shard of a cut file (which hashes the rest of the file after its own range: the whole
+  // file, after its row groups, for Parquet).
   bool hashes_file = true;
   uint64_t disk_bytes() const { return end - begin; }
 };

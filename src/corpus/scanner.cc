@@ -13,6 +13,7 @@
 #include "corpus/chunk_reader.h"
 #include "corpus/document_parser.h"
 #include "corpus/input_format.h"
+#include "corpus/parquet_rows.h"
 #include "corpus/read_plan.h"
 #include "corpus/text_document.h"
 
@@ -224,6 +225,92 @@ Status CopyJsonlLines(const InputFile& file, uint32_t input, const ReadOptions& 
   return Status::Ok();
 }
 
+// A Parquet file's bad rows of one batch, and its documents' records and texts.
+struct ParquetChunk {
+  std::vector<Record> records;
+  std::vector<std::string_view> texts;
+  std::vector<BadLine> bad;
+};
+
+void SortParquetBatch(const ParquetBatch& batch, const InputFile& file, uint32_t input,
+                      uint64_t& next_index, int64_t& line_no, ParquetChunk& out) {
+  out.records.clear();
+  out.texts.clear();
+  for (const ParquetBatch::Row& row : batch.rows) {
+    Record r;
+    r.index = next_index++;
+    r.input = input;
+    r.line_no = ++line_no;
+    r.file = file.path;
+    r.row_group = row.row_group;
+    r.row_in_group = row.row_in_group;
+    if (!row.bad.empty()) {
+      out.bad.push_back(
+          {file.path, r.line_no, r.index, std::string(row.bad), row.row_group, row.row_in_group});
+      continue;
+    }
+    out.records.push_back(r);
+    out.texts.push_back(row.text);
+  }
+}
+
+// ScanDocuments for one Parquet file: its text column, visited on the scan's threads batch by
+// batch; then the file's bytes read once more, in order, for its SHA-256.
+Status ScanParquetFile(DocumentScan& scan, const InputFile& file, uint32_t input, InputHash& hash,
+                       InputSummary& summary, const std::function<void(uint64_t)>& progress) {
+  PF_ASSIGN_OR_RETURN(std::unique_ptr<ParquetRows> rows,
+                      ParquetRows::Open(file.path, scan.options, /*lines=*/false));
+  ParquetBatch batch;
+  ParquetChunk chunk;
+  int64_t line_no = 0;
+  while (true) {
+    PF_RETURN_IF_ERROR(rows->NextBatch(&batch, ChunkReader::kChunkBytes, 1 << 16));
+    if (batch.rows.empty()) break;
+    SortParquetBatch(batch, file, input, scan.next_index, line_no, chunk);
+    if (scan.before_chunk) scan.before_chunk(scan.next_index);
+    const int64_t n = static_cast<int64_t>(chunk.records.size());
+#pragma omp parallel for num_threads(scan.threads) schedule(dynamic, 16)
+    for (int64_t i = 0; i < n; ++i)
+      scan.visit(omp_get_thread_num(), chunk.records[i], chunk.texts[i]);
+    summary.records += batch.rows.size();
+    summary.docs += chunk.records.size();
+    for (std::string_view t : chunk.texts) summary.text_bytes += t.size();
+    PF_RETURN_IF_ERROR(scan.TakeBad(chunk.bad, summary));
+    if (progress) progress(rows->progress_bytes());
+  }
+  Sha256 sha;
+  PF_RETURN_IF_ERROR(HashFileInto(file.path, sha, summary.file_bytes));
+  hash.AddFile(file, sha.HexDigest());
+  return Status::Ok();
+}
+
+// ScanLines for one Parquet file: every row as its JSON line, then the file's SHA-256.
+Status CopyParquetLines(const InputFile& file, uint32_t input, const ReadOptions& options,
+                        uint64_t& next_index, InputHash& hash, InputSummary& summary,
+                        const std::function<Status(const Record&)>& visit) {
+  PF_ASSIGN_OR_RETURN(std::unique_ptr<ParquetRows> rows,
+                      ParquetRows::Open(file.path, options, /*lines=*/true));
+  ParquetRows::Row row;
+  int64_t line_no = 0;
+  while (true) {
+    PF_ASSIGN_OR_RETURN(bool more, rows->Next(&row));
+    if (!more) break;
+    Record r;
+    r.index = next_index++;
+    r.input = input;
+    r.line_no = ++line_no;
+    r.line = row.line;
+    r.file = file.path;
+    r.row_group = row.row_group;
+    r.row_in_group = row.row_in_group;
+    PF_RETURN_IF_ERROR(visit(r));
+  }
+  Sha256 sha;
+  PF_RETURN_IF_ERROR(HashFileInto(file.path, sha, summary.file_bytes));
+  hash.AddFile(file, sha.HexDigest());
+  return Status::Ok();
+}
+
 // The files of every input, checked before any document is read.
 Result<std::vector<std::vector<InputFile>>> ListAll(const std::vector<std::string>& paths) {
   std::vector<std::vector<InputFile>> all(paths.size());
@@ -278,10 +365,15 @@ Result<ScanSummary> ScanDocuments(const std::vector<std::string>& paths, const R
         if (progress) progress(disk_done, disk_total);
         continue;
       }
-      PF_RETURN_IF_ERROR(ScanJsonlFile(scan, file, input, hash, summary, [&](uint64_t read) {
+      auto report = [&](uint64_t read) {
         disk_done = disk_before + read;
         if (progress) progress(disk_done, disk_total);
-      }));
+      };
+      if (file.format == Format::kParquet) {
+        PF_RETURN_IF_ERROR(ScanParquetFile(scan, file, input, hash, summary, report));
+        continue;
+      }
+      PF_RETURN_IF_ERROR(ScanJsonlFile(scan, file, input, hash, summary, report));
     }
     summary.sha256 = hash.Finish();
     scan.total.records += summary.records;
@@ -339,8 +431,12 @@ Status ScanLines(const std::vector<std::string>& paths, const ReadOptions& optio
         if (!doc.line.empty()) PF_RETURN_IF_ERROR(visit(r));
         continue;
       }
-      PF_RETURN_IF_ERROR(
-          CopyJsonlLines(file, input, options, next_index, hash, summary, visit));
+      if (file.format == Format::kParquet) {
+        PF_RETURN_IF_ERROR(
+            CopyParquetLines(file, input, options, next_index, hash, summary, visit));
+        continue;
+      }
+      PF_RETURN_IF_ERROR(CopyJsonlLines(file, input, options, next_index, hash, summary, visit));
     }
     summary.sha256 = hash.Finish();
     if (inputs) inputs->push_back(std::move(summary));

@@ -1,11 +1,17 @@
 #pragma once
-// Streams the documents of inputs (files or folders of JSONL, gzip or zstd JSONL, and plain text,
-// each file read by its content: corpus/input_format.h, doc/corpus-format.md) to a visitor, parsing
-// lines on several threads. Memory is O(chunk + longest line) per input, never O(input bytes).
-// Every input is hashed (SHA-256) as read. Every file of every input is checked before the first
-// document is read: Parquet, Arrow, save_to_disk folders and binaries fail at once.
+// Streams the documents of inputs (files or folders of JSONL, gzip or zstd JSONL, Parquet and plain
+// text, each file read by its content: corpus/input_format.h, doc/corpus-format.md) to a visitor,
+// parsing lines on several threads. Memory is O(chunk + longest line) per input, never O(input
+// bytes). Every input is hashed (SHA-256) as read (a Parquet file by a second, sequential read:
+// its reader reads only the columns it needs). Every file of every input is checked before the
+// first document is read: Arrow, encrypted or truncated Parquet, save_to_disk folders and
+// binaries fail at once.
 //
-// Errors name the file and line: "pool/part-3.jsonl.gz:17: malformed JSON (...)". With
+// A Parquet row is a record (corpus/parquet_rows.h): ScanDocuments visits its text (its
+// Record::line is empty), ScanLines its line, one JSON object of its scalar columns.
+//
+// Errors name the file and line: "pool/part-3.jsonl.gz:17: malformed JSON (...)", or a Parquet
+// row's row group and row: "pool/x.parquet: row group 3, row 17: null text". With
 // ReadOptions::skip_bad a bad line is counted, listed in ScanSummary::bad_lines and not visited;
 // it keeps its Record::index, so indices stay the same with and without --skip-bad.
 

@@ -14,6 +14,7 @@
 
 #include "base/sha256.h"
 #include "corpus/chunk_reader.h"
+#include "corpus/parquet_rows.h"
 #include "corpus/text_document.h"
 
 namespace preflight::corpus {
@@ -25,6 +26,7 @@ struct LoadedChunk {
   Chunk chunk;
   std::vector<char> bytes;  // Recycled from chunk to chunk: no allocation once warm.
   std::string reason;       // A bad plain-text document's.
+  ParquetBatch rows;        // A Parquet shard's rows (recycled likewise).
 };
 
 // Reads one shard in order, chunk by chunk. Used by one thread at a time.
@@ -65,14 +67,17 @@ class JsonlSource final : public ShardSource {
  public:
   JsonlSource(const PlannedFile& file, const PlannedShard& shard, uint32_t shard_id,
               int64_t lines_before, bool hash)
-      : file_(file), shard_(shard), shard_id_(shard_id), line_no_(lines_before),
+      : file_(file),
+        shard_(shard),
+        shard_id_(shard_id),
+        line_no_(lines_before),
         hash_(hash && shard.hashes_file) {}
 
   Status Open(const ReadOptions& options) {
     const bool to_end = shard_.end >= file_.size;
-    PF_ASSIGN_OR_RETURN(reader_, ChunkReader::OpenAs(file_.path, file_.format,
-                                                     MaxLineBytes(options), shard_.begin,
-                                                     to_end ? UINT64_MAX : shard_.end));
+    PF_ASSIGN_OR_RETURN(
+        reader_, ChunkReader::OpenAs(file_.path, file_.format, MaxLineBytes(options), shard_.begin,
+                                     to_end ? UINT64_MAX : shard_.end));
     if (hash_) {
       reader_->HashInto(&sha_);
     } else {
@@ -153,12 +158,11 @@ class TextSource final : public ShardSource {
   Result<bool> Next(LoadedChunk& out) override {
     if (done_) return false;
     done_ = true;
-    PF_ASSIGN_OR_RETURN(
-        TextDocument doc,
-        ReadTextDocument(file_.path, file_.rel.empty() ? file_.path : file_.rel, options_,
-                         [this](std::string_view bytes) {
-                           if (hash_) sha_.Update(bytes);
-                         }));
+    PF_ASSIGN_OR_RETURN(TextDocument doc,
+                        ReadTextDocument(file_.path, file_.rel.empty() ? file_.path : file_.rel,
+                                         options_, [this](std::string_view bytes) {
+                                           if (hash_) sha_.Update(bytes);
+                                         }));
     disk_ = doc.file_bytes;
     bom_ = doc.bom;
     const size_t text_bytes = doc.content.size();
@@ -166,7 +170,7 @@ class TextSource final : public ShardSource {
     out.bytes.insert(out.bytes.end(), doc.line.begin(), doc.line.end());
     out.reason = std::move(doc.reason);
     ChunkRecord r;
-    r.plain_text = true;
+    r.has_text = true;
     r.text = std::string_view(out.bytes.data(), text_bytes);
     r.line = std::string_view(out.bytes.data() + text_bytes, out.bytes.size() - text_bytes);
     r.preset_bad = out.reason;
@@ -200,6 +204,79 @@ class TextSource final : public ShardSource {
   uint64_t disk_ = 0;
 };
 
+// A Parquet shard: its row groups' rows, a chunk of about ChunkReader::kChunkBytes of text (and
+// lines) at a time, copied out of the reader's pages. The shard that hashes the file reads the
+// whole file once more at its end, in order, for its SHA-256 (the reader reads only the columns
+// it needs, footer first).
+class ParquetSource final : public ShardSource {
+ public:
+  ParquetSource(const PlannedFile& file, const PlannedShard& shard, uint32_t shard_id,
+                int64_t lines_before, bool hash)
+      : file_(file),
+        shard_(shard),
+        shard_id_(shard_id),
+        line_no_(lines_before),
+        hash_(hash && shard.hashes_file) {}
+
+  Status Open(const ScanRequest& req) {
+    lines_ = req.lines;
+    PF_ASSIGN_OR_RETURN(rows_, ParquetRows::Open(file_.path, *req.read, lines_, shard_.first_group,
+                                                 shard_.end_group));
+    if (lines_ && req.wants_line) {
+      want_ = [this, &req](uint64_t row) { return req.wants_line(shard_id_, row); };
+    }
+    return Status::Ok();
+  }
+
+  Result<bool> Next(LoadedChunk& out) override {
+    PF_RETURN_IF_ERROR(rows_->NextBatch(&out.rows, ChunkReader::kChunkBytes, kMaxRows, want_));
+    if (out.rows.rows.empty()) return false;
+    out.chunk.shard = shard_id_;
+    out.chunk.seq = seq_++;
+    out.chunk.first_record = records_;
+    out.chunk.records.clear();
+    for (const ParquetBatch::Row& row : out.rows.rows) {
+      ChunkRecord r;
+      r.line = row.line;
+      r.text = row.text;
+      r.line_no = ++line_no_;
+      r.preset_bad = row.bad;
+      r.has_text = !lines_;
+      r.row_group = row.row_group;
+      r.row_in_group = row.row_in_group;
+      out.chunk.records.push_back(r);
+    }
+    records_ += out.rows.rows.size();
+    return true;
+  }
+
+  uint64_t disk_bytes_read() const override { return rows_->progress_bytes(); }
+
+  Status Finish(ShardRead& read) override {
+    read.records = read.lines = records_;
+    read.disk_bytes = rows_->progress_bytes();
+    if (!hash_) return Status::Ok();
+    Sha256 sha;
+    PF_ASSIGN_OR_RETURN(read.file_bytes, HashRest(file_.path, 0, sha));
+    read.file_sha256 = sha.HexDigest();
+    return Status::Ok();
+  }
+
+ private:
+  static constexpr size_t kMaxRows = 1 << 16;  // Per chunk, for files of tiny rows.
+
+  const PlannedFile& file_;
+  const PlannedShard& shard_;
+  uint32_t shard_id_;
+  int64_t line_no_;
+  bool hash_;
+  bool lines_ = false;
+  std::unique_ptr<ParquetRows> rows_;
+  ParquetRows::WantLine want_;
+  uint32_t seq_ = 0;
+  uint64_t records_ = 0;
+};
+
 Result<std::unique_ptr<ShardSource>> OpenSource(const ScanRequest& req, uint32_t shard_id) {
   const ReadPlan& plan = *req.plan;
   const PlannedShard& shard = plan.shards[shard_id];
@@ -208,6 +285,11 @@ Result<std::unique_ptr<ShardSource>> OpenSource(const ScanRequest& req, uint32_t
     return std::unique_ptr<ShardSource>(new TextSource(file, shard_id, *req.read, req.hash));
   }
   const int64_t before = req.lines_before.empty() ? 0 : req.lines_before[shard_id];
+  if (file.format == Format::kParquet) {
+    auto source = std::make_unique<ParquetSource>(file, shard, shard_id, before, req.hash);
+    PF_RETURN_IF_ERROR(source->Open(req));
+    return std::unique_ptr<ShardSource>(std::move(source));
+  }
   auto source = std::make_unique<JsonlSource>(file, shard, shard_id, before, req.hash);
   PF_RETURN_IF_ERROR(source->Open(*req.read));
   return std::unique_ptr<ShardSource>(std::move(source));
@@ -268,8 +350,8 @@ class Scanner {
   std::deque<std::unique_ptr<LoadedChunk>> ready_;
   std::vector<std::unique_ptr<LoadedChunk>> free_;
   size_t buffers_in_use_ = 0;
-  uint32_t next_open_ = 0;  // The next slot to open.
-  uint32_t open_ = 0;       // Slots opened and not at their end.
+  uint32_t next_open_ = 0;      // The next slot to open.
+  uint32_t open_ = 0;           // Slots opened and not at their end.
   uint32_t stop_ = UINT32_MAX;  // The first failed slot: nothing after it counts.
   uint64_t disk_done_ = 0, disk_total_ = 0;
 };
@@ -439,15 +521,13 @@ bool Scanner::AllDone() const {
 
 bool ChunkWork::Text(size_t i, std::string_view* text) {
   const ChunkRecord& r = chunk_.records[i];
-  std::string reason;
-  if (r.plain_text) {
-    if (r.preset_bad.empty()) {
+  std::string reason(r.preset_bad);
+  if (reason.empty()) {
+    if (r.has_text) {
       *text = r.text;
       return true;
     }
-    reason = std::string(r.preset_bad);
-  } else if (parser_.Parse(r.line, /*padded=*/true, text, &reason)) {
-    return true;
+    if (parser_.Parse(r.line, /*padded=*/true, text, &reason)) return true;
   }
   bad_.push_back({chunk_.shard, chunk_.first_record + i, r.line_no, std::move(reason)});
   return false;
@@ -460,11 +540,25 @@ std::optional<ScanFailure> ScanShards(const ScanRequest& request, ShardSink& sin
 
 BadLine ToBadLine(const BadRecord& bad, const ReadPlan& plan, int64_t lines_before,
                   uint64_t global_index) {
+  const PlannedFile& file = plan.FileOf(bad.shard);
   BadLine line;
-  line.file = plan.FileOf(bad.shard).path;
+  line.file = file.path;
   line.line_no = bad.line_no > 0 ? bad.line_no + lines_before : 0;
   line.index = global_index;
   line.reason = bad.reason;
+  if (file.format == Format::kParquet && line.line_no > 0) {
+    // Line n of a Parquet file is its row n - 1: find its row group.
+    const uint64_t row = static_cast<uint64_t>(line.line_no - 1);
+    const auto& groups = file.row_groups;
+    auto it = std::upper_bound(
+        groups.begin(), groups.end(), row,
+        [](uint64_t r, const parquet::RowGroupInfo& g) { return r < g.first_row; });
+    if (it != groups.begin()) {
+      --it;
+      line.row_group = static_cast<int32_t>(it - groups.begin());
+      line.row_in_group = row - it->first_row;
+    }
+  }
   return line;
 }
 

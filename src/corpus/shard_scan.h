@@ -1,10 +1,12 @@
 #pragma once
 // Reads shards of a plan (corpus/read_plan.h) on several threads, with every stage in parallel.
 // A shard's bytes are read, decompressed, hashed (SHA-256) and split into lines in order, one
-// chunk at a time, by whichever thread holds the shard's reader; the chunks are then processed
-// (parsed, counted, scored, copied: the sink's work) by any thread. Several shards are read at
-// once, so a pool of many shards keeps every thread reading, and a pool of one shard still keeps
-// every thread parsing. Memory: O(threads x chunk), never O(input bytes).
+// chunk at a time, by whichever thread holds the shard's reader (a Parquet shard's row groups are
+// decoded into rows, and its file hashed by a sequential read at the end of the shard that hashes
+// it); the chunks are then processed (parsed, counted, scored, copied: the sink's work) by any
+// thread. Several shards are read at once, so a pool of many shards keeps every thread reading,
+// and a pool of one shard still keeps every thread parsing. Memory: O(threads x chunk), never
+// O(input bytes).
 //
 // Everything a sink is given is numbered within its shard (records, lines), so what it computes
 // does not depend on which thread read or processed a chunk: a sink that files its results by
@@ -30,18 +32,25 @@
 
 namespace preflight::corpus {
 
-// A non-blank line of a JSONL shard, or a plain-text shard's one document.
+// A non-blank line of a JSONL shard, a plain-text shard's one document, or a Parquet row.
 struct ChunkRecord {
   // The raw JSONL line without its '\n'; for a plain-text document its synthesized line
-  // {"id": path in the folder, "text": content} (empty when the document is bad).
+  // {"id": path in the folder, "text": content} (empty when the document is bad); for a Parquet
+  // row read with ScanRequest::lines, one JSON object of its scalar columns (empty where
+  // ScanRequest::wants_line says no), else empty.
   std::string_view line;
-  // A plain-text document's content; empty for JSONL until parsed (ChunkWork::Text).
+  // A plain-text document's content, or a Parquet row's text read without lines; else empty
+  // (ChunkWork::Text parses the line).
   std::string_view text;
   // Line within the shard's range, 1-based; plus ScanRequest::lines_before. 0 for plain text.
+  // A Parquet row counts as a line: row within the shard's row groups, from 1.
   int64_t line_no = 0;
-  // Why a plain-text document is bad (too large, invalid UTF-8); empty when it is not.
+  // Why a plain-text document or Parquet row is bad (too large, invalid UTF-8, null text);
+  // empty when it is not.
   std::string_view preset_bad;
-  bool plain_text = false;
+  bool has_text = false;      // `text` is the text (plain text; Parquet without lines).
+  int32_t row_group = -1;     // A Parquet row's row group (from 0); -1 for other records.
+  uint64_t row_in_group = 0;  // A Parquet row's position in its row group (from 0).
 };
 
 struct Chunk {
@@ -54,16 +63,16 @@ struct Chunk {
 // A bad record: where it is within its shard, and why.
 struct BadRecord {
   uint32_t shard = 0;
-  uint64_t record = 0;   // Shard-local index.
-  int64_t line_no = 0;   // As ChunkRecord::line_no.
+  uint64_t record = 0;  // Shard-local index.
+  int64_t line_no = 0;  // As ChunkRecord::line_no.
   std::string reason;
 };
 
 // What the read of one shard found.
 struct ShardRead {
   uint32_t shard = 0;
-  uint64_t records = 0;     // Non-blank lines (a plain-text document: 1).
-  uint64_t lines = 0;       // Lines, blank ones included (a plain-text document: 1).
+  uint64_t records = 0;  // Non-blank lines (a plain-text document: 1; Parquet: rows).
+  uint64_t lines = 0;    // Lines, blank ones included (a plain-text document: 1; rows).
   uint64_t blank = 0;
   uint64_t disk_bytes = 0;  // Read for its records (a cut file's range).
   // When the shard hashes its file (PlannedShard::hashes_file): the whole file's SHA-256 and size.
@@ -106,12 +115,20 @@ class ShardSink {
 
 struct ScanRequest {
   const ReadPlan* plan = nullptr;
-  std::vector<uint32_t> shards;      // To read, in increasing order.
+  std::vector<uint32_t> shards;  // To read, in increasing order.
   // Per shard of the plan (empty: zeros): lines of its file before it, added to line numbers.
   std::vector<int64_t> lines_before;
   const ReadOptions* read = nullptr;
   int threads = 1;
   bool hash = true;  // Hash the files (ShardRead::file_sha256); off for a pass that re-reads.
+  // Whether the sink reads ChunkRecord::line. A JSONL line is there either way. A Parquet row is
+  // given as its line (every scalar column decoded and written as JSON; ChunkWork::Text parses
+  // it) when asked for, else as its text alone.
+  bool lines = false;
+  // With `lines`: whether the sink reads the line of record `record` (shard-local) of `shard`;
+  // empty: every line. A Parquet row whose line is not wanted has no line and no text: the sink
+  // must not read it (its bad rows are known from an earlier pass).
+  std::function<bool(uint32_t shard, uint64_t record)> wants_line;
   // Bytes read from disk so far, out of the shards' total; on one thread at a time.
   std::function<void(uint64_t done, uint64_t total)> progress;
 };
@@ -126,12 +143,14 @@ struct ScanFailure {
 // Reads the shards, handing every chunk to `sink`. Returns the first failure, if any.
 std::optional<ScanFailure> ScanShards(const ScanRequest& request, ShardSink& sink);
 
-// The failure as a Status naming the file and its line: "pool/a.jsonl:17: invalid UTF-8".
+// The failure as a Status naming the file and its line: "pool/a.jsonl:17: invalid UTF-8", or a
+// Parquet row's row group and row: "pool/x.parquet: row group 3, row 17: null text".
 // `lines_before`: per shard of the plan, lines of its file before it (empty: zeros).
 Status FailureStatus(const ScanFailure& failure, const ReadPlan& plan,
                      const std::vector<int64_t>& lines_before);
 
-// A bad record as the readers list it (BadLine: file, line within the file, reason).
+// A bad record as the readers list it (BadLine: file, line within the file, reason; a Parquet
+// row's row group and row in it, from the plan's row groups).
 BadLine ToBadLine(const BadRecord& bad, const ReadPlan& plan, int64_t lines_before,
                   uint64_t global_index);
 

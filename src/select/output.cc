@@ -125,6 +125,22 @@ Result<nlohmann::json> JoinPieces(const std::vector<PieceFacts>& pieces, Compres
   return FileJson(name, c, file_sha, out.bytes_written(), content_sha, content);
 }
 
+// A Parquet file's kept rows, JSONL in zstd: "000_00000.parquet" -> "000_00000.jsonl.zst" (the
+// extension .parquet, .parq or .pq replaced, else ".jsonl.zst" added).
+std::string ParquetKeptName(const std::string& name) {
+  const size_t slash = name.rfind('/');
+  const size_t dot = name.rfind('.');
+  if (dot != std::string::npos && (slash == std::string::npos || dot > slash + 1)) {
+    std::string ext = name.substr(dot);
+    std::transform(ext.begin(), ext.end(), ext.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (ext == ".parquet" || ext == ".parq" || ext == ".pq") {
+      return name.substr(0, dot) + ".jsonl.zst";
+    }
+  }
+  return name + ".jsonl.zst";
+}
+
 }  // namespace
 
 bool IsFolderOutput(const std::string& out_path) {
@@ -136,6 +152,7 @@ Compression KeptCompressionOf(const std::string& out_path, const corpus::ReadPla
   if (!IsFolderOutput(out_path)) return CompressionFor(out_path);
   switch (plan.FileOf(shard).format) {
     case corpus::Format::kJsonlZstd:
+    case corpus::Format::kParquet:  // Compressed as it was: JSONL in zstd.
       return Compression::kZstd;
     case corpus::Format::kJsonlGzip:
       return Compression::kGzip;
@@ -252,6 +269,7 @@ Status SelectionOutputs::PlanFolder(const corpus::ReadPlan& plan) {
                        : in.folder ? JoinPath(BaseName(WithoutSlash(in.path)), f.rel)
                                    : BaseName(f.path);
     if (f.format == corpus::Format::kPlainText) name += ".jsonl";
+    if (f.format == corpus::Format::kParquet) name = ParquetKeptName(name);
     if (!seen.insert(name).second) {
       return Status::InvalidArgument(
           "--out " + out_path_ + "/: two pool files would both be written as " + name +
@@ -292,7 +310,7 @@ Status SelectionOutputs::AssembleFolder(const corpus::ReadPlan& plan, const Work
       if (ec) return Status::IOError(dest + ": cannot put the piece in place (" + ec.message() + ")");
       j = FileJson(folder_names_[i], c, p.file_sha256, p.file_bytes, p.content_sha256,
                    p.content_bytes);
-    } else {  // A cut plain file: its pieces joined.
+    } else {  // A cut plain JSONL or Parquet file: its pieces joined (zstd pieces: frames).
       AtomicFile out;
       PF_RETURN_IF_ERROR(out.Open(dest));
       std::vector<PieceFacts> pieces(kept.begin() + f.first_shard,

@@ -85,6 +85,21 @@ class WriteSink : public corpus::ShardSink {
     return Status::Ok();
   }
 
+  // Whether any selection reads the line of a shard's record: kept, explained or annotated (a
+  // Parquet row's line is built only then).
+  bool WantsLine(uint32_t shard, uint64_t record) const {
+    const uint64_t k = pool_.shard_base[shard] + record - pool_.base;
+    if (k >= pool_.records) return true;  // OnChunk reports the change.
+    const uint32_t mine = shard - pool_.first_shard;
+    for (const JobState& job : jobs_) {
+      if (job.reused[mine]) continue;
+      if (!job.notes.empty() || job.kept_flag[k] != 0 || job.explained.count(k + pool_.base) > 0) {
+        return true;
+      }
+    }
+    return false;
+  }
+
  private:
   // One selection's part of one chunk: its kept lines and annotations.
   Status Write(JobState& job, const corpus::Chunk& chunk, uint64_t first, uint32_t mine) {
@@ -103,8 +118,9 @@ class WriteSink : public corpus::ShardSink {
         bytes += pool_.bytes[k];
       }
       if (!job.notes.empty() && pool_.valid[k]) {
-        AppendAnnotation(notes, DocumentId(r.line, o.id_field, file, r.line_no),
-                         job.job->scores->score[k], kept);
+        const std::string id =
+            DocumentId(r.line, o.id_field, file, r.line_no, r.row_group, r.row_in_group);
+        AppendAnnotation(notes, id, job.job->scores->score[k], kept);
       }
       if (!job.explained.empty()) Describe(job, first + i, r, file);
     }
@@ -122,12 +138,13 @@ class WriteSink : public corpus::ShardSink {
                 const std::string& file) {
     auto it = job.explained.find(index);
     if (it == job.explained.end()) return;
-    const std::string id = DocumentId(r.line, job.job->options->id_field, file, r.line_no);
+    const std::string id = DocumentId(r.line, job.job->options->id_field, file, r.line_no,
+                                      r.row_group, r.row_in_group);
     std::string genre, excerpt;
     auto j = nlohmann::json::parse(r.line, nullptr, false);
     if (j.is_object() && j.contains("genre") && j["genre"].is_string()) genre = j["genre"];
     const std::string& field = job.job->options->read.text_field;
-    if (r.plain_text) {
+    if (r.has_text) {
       excerpt = Excerpt(r.text);
     } else if (j.is_object() && j.contains(field) && j[field].is_string()) {
       excerpt = Excerpt(j[field].get_ref<const std::string&>());
@@ -222,7 +239,7 @@ std::string Excerpt(std::string_view text, size_t bytes) {
 }
 
 std::string DocumentId(std::string_view line, const std::string& id_field, const std::string& file,
-                       int64_t line_no) {
+                       int64_t line_no, int32_t row_group, uint64_t row_in_group) {
   // The common case, a string id named once, through simdjson's on-demand parser: it skips over
   // the text instead of building it (--annotate on a 100 MB pool: +0.37 core-seconds against
   // +0.66 with the full parse, for a 0.95 core-second dsir selection). Anything else (no id,
@@ -243,7 +260,7 @@ std::string DocumentId(std::string_view line, const std::string& id_field, const
     auto it = j.find(id_field);
     if (it != j.end()) return it->is_string() ? it->get<std::string>() : it->dump();
   }
-  return file + ":" + std::to_string(line_no);
+  return corpus::DefaultId(file, line_no, row_group, row_in_group);
 }
 
 void PickExplained(const PoolPass& pool, const Scores& scores,
@@ -342,9 +359,13 @@ Status WriteKept(const SelectionContext& ctx, const PoolPass& pool,
   req.read = &ctx.options->read;
   req.threads = ctx.threads();
   req.hash = false;
+  req.lines = true;  // The kept lines are copied out (a Parquet row's built as JSON).
   req.progress = [&ctx](uint64_t done, uint64_t total) { ctx.Report("write", done, total); };
   pool.CountReads(req.shards);
   WriteSink sink(ctx, pool, states);
+  req.wants_line = [&sink](uint32_t shard, uint64_t record) {
+    return sink.WantsLine(shard, record);
+  };
   const std::optional<corpus::ScanFailure> failure = corpus::ScanShards(req, sink);
   Status local;
   if (failure) local = corpus::FailureStatus(*failure, pool.plan, {});

@@ -38,9 +38,10 @@ void PickExplained(const PoolPass& pool, const Scores& scores,
 std::string Excerpt(std::string_view text, size_t bytes = 160);
 
 // The id a document is known by: its `id_field` (a string as is, anything else as JSON text),
-// else "<file>:<line>".
+// else "<file>:<line>", or for a Parquet row (`row_group` >= 0) "<file>:rg<group>:<row>"
+// (corpus::DefaultId).
 std::string DocumentId(std::string_view line, const std::string& id_field, const std::string& file,
-                       int64_t line_no);
+                       int64_t line_no, int32_t row_group = -1, uint64_t row_in_group = 0);
 
 // One selection's part of the write pass.
 struct WriteJob {

@@ -1,4 +1,4 @@
-// Inputs as people have them: folders of compressed shards, gzip, Parquet and Arrow files,
+// Inputs as people have them: folders of compressed shards, gzip, Arrow files,
 // Hugging Face save_to_disk folders, binary junk, byte-order marks (doc/corpus-format.md).
 
 #include "corpus/input_format.h"
@@ -68,8 +68,6 @@ TEST(Format, RefusesColumnarAndBinaryFilesWithAWayToConvert) {
   struct Case {
     std::string name, head, says, command;
   } cases[] = {
-      {"x.parquet", std::string("PAR1\x15\x04", 6), "Parquet", "pd.read_parquet('x.parquet')"},
-      {"x.jsonl", std::string("PAR1\x15\x04", 6), "Parquet", "to_json('x.jsonl'"},
       {"x.feather", std::string("ARROW1\0\0", 8), "Arrow/Feather", "pd.read_feather("},
       {"data-00000-of-00001.arrow", std::string("\xff\xff\xff\xff\x10\x01\0\0", 8),
        "Arrow IPC stream", "datasets.Dataset.from_file('data-00000-of-00001.arrow')"},
@@ -210,11 +208,11 @@ TEST(Format, RefusedFilesFailBeforeAnyDocumentIsRead) {
   std::string dir = ScratchDir("format_refused");
   std::system(("mkdir -p '" + dir + "/pool'").c_str());
   WriteText(dir + "/pool/a.jsonl", Lines(0, 3));
-  WriteText(dir + "/pool/b.parquet", std::string("PAR1\x15\x04\x15\0", 8) + "PAR1");
+  WriteText(dir + "/pool/b.feather", std::string("ARROW1\0\0", 8));
   WriteText(dir + "/junk.jsonl", std::string("\x7f"
                                              "ELF\x02\x01\x01\0\0\0",
                                              10));
-  for (const std::string& path : {dir + "/pool", dir + "/pool/b.parquet", dir + "/junk.jsonl"}) {
+  for (const std::string& path : {dir + "/pool", dir + "/pool/b.feather", dir + "/junk.jsonl"}) {
     std::map<uint64_t, Seen> seen;
     auto s = ScanAll({path}, ReadOptions{}, seen);
     ASSERT_FALSE(s.ok()) << path;
@@ -226,7 +224,7 @@ TEST(Format, RefusedFilesFailBeforeAnyDocumentIsRead) {
   }
   std::map<uint64_t, Seen> seen;
   auto s = ScanAll({dir + "/pool"}, ReadOptions{}, seen);
-  EXPECT_NE(s.status().message().find("pool/b.parquet: a Parquet file"), std::string::npos)
+  EXPECT_NE(s.status().message().find("pool/b.feather: an Arrow/Feather file"), std::string::npos)
       << s.status().message();
   auto j = ScanAll({dir + "/junk.jsonl"}, ReadOptions{}, seen);
   EXPECT_NE(j.status().message().find("junk.jsonl: a binary file (NUL byte at byte offset 7)"),
