@@ -53,18 +53,11 @@ std::string RecordedForecastHash(const std::string& out_dir) {
 std::optional<ForecastJob> ForecastFromReceipt(const std::string& ledger_path,
                                                const std::string& hash) {
   if (hash.empty()) return std::nullopt;
-  // Found by its text ("hash":"<hash>" in the canonical line): no other line is parsed.
-  auto text = ReadFileToString(ledger_path);
-  const size_t at = text.ok() ? text->find("\"hash\":\"" + hash + "\"") : std::string::npos;
-  if (at == std::string::npos) return std::nullopt;
-  const size_t newline = text->rfind('\n', at);
-  const size_t begin = newline == std::string::npos ? 0 : newline + 1;
-  const nlohmann::json r =
-      nlohmann::json::parse(text->substr(begin, text->find('\n', at) - begin), nullptr, false);
-  if (!r.is_object() || r.value("hash", "") != hash || r.value("kind", "") != "forecast" ||
-      !r.contains("result") || !r["result"].is_object()) {
-    return std::nullopt;
-  }
+  Result<ledger::StoredReceipt> found =
+      ledger::FindReceipt(ledger_path, hash, ledger::ReceiptKind::kForecast);
+  if (!found.ok()) return std::nullopt;
+  const nlohmann::json& r = found->json;
+  if (!r.contains("result") || !r["result"].is_object()) return std::nullopt;
   const nlohmann::json& res = r["result"];
   ForecastJob f;
   f.receipt_hash = hash;

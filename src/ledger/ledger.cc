@@ -479,6 +479,39 @@ Result<VerifyReport> Verify(const std::string& ledger_path) {
   return report;
 }
 
+Result<StoredReceipt> FindReceipt(const std::string& ledger_path, const std::string& hash,
+                                  ReceiptKind kind) {
+  PF_ASSIGN_OR_RETURN(std::string contents, ReadLocked(ledger_path));
+  const std::string needle = "\"hash\":\"" + hash + "\"";
+  const std::string_view text = contents;
+  for (size_t at = text.find(needle); !hash.empty() && at != std::string_view::npos;
+       at = text.find(needle, at + 1)) {
+    const size_t newline = text.rfind('\n', at);
+    const size_t begin = newline == std::string_view::npos ? 0 : newline + 1;
+    const size_t end = std::min(text.find('\n', at), text.size());
+    const int64_t line_no = 1 + std::count(text.begin(), text.begin() + begin, '\n');
+    Result<json> parsed = ParseLine(text.substr(begin, end - begin));
+    if (!parsed.ok()) {
+      return Status::Corruption(ledger_path + ": line " + std::to_string(line_no) + " is " +
+                                parsed.status().message());
+    }
+    const auto field = parsed->find("hash");
+    if (field == parsed->end() || *field != hash) continue;  // the text is inside another field
+    const std::optional<ReceiptKind> found = KindOf(*parsed);
+    if (found != kind) {
+      const auto k = parsed->find("kind");
+      return Status::NotFound(ledger_path + ": receipt " + hash + " (line " +
+                              std::to_string(line_no) + ") is " +
+                              (k != parsed->end() && k->is_string() ? "a " + k->get<std::string>()
+                                                                    : std::string("of no kind")) +
+                              " receipt, not a " + KindName(kind) + " receipt");
+    }
+    return StoredReceipt{kind, hash, line_no, std::move(parsed).value()};
+  }
+  return Status::NotFound(ledger_path + ": no " + std::string(KindName(kind)) +
+                          " receipt has hash " + (hash.empty() ? "\"\"" : hash));
+}
+
 Result<std::vector<nlohmann::json>> ReadAll(const std::string& ledger_path) {
   PF_ASSIGN_OR_RETURN(std::string contents, ReadLocked(ledger_path));
   bool complete = true;

@@ -39,6 +39,22 @@ const char* KindName(ReceiptKind kind) {
   return "unknown";
 }
 
+std::optional<ReceiptKind> KindFromName(std::string_view name) {
+  for (ReceiptKind k : {ReceiptKind::kSelection, ReceiptKind::kForecast, ReceiptKind::kTrial,
+                        ReceiptKind::kBattery, ReceiptKind::kCost, ReceiptKind::kTrain,
+                        ReceiptKind::kLadder, ReceiptKind::kScore}) {
+    if (name == KindName(k)) return k;
+  }
+  return std::nullopt;
+}
+
+std::optional<ReceiptKind> KindOf(const nlohmann::json& receipt) {
+  if (!receipt.is_object()) return std::nullopt;
+  const auto it = receipt.find("kind");
+  if (it == receipt.end() || !it->is_string()) return std::nullopt;
+  return KindFromName(it->get_ref<const std::string&>());
+}
+
 nlohmann::json InputJson(const InputRecord& input) {
   return {{"role", input.role},
           {"path", input.path},
