@@ -34,8 +34,6 @@ Result<SelectJob> RunSelectJob(const SelectRequest& request,
   return job;
 }
 
-bool ReportsSelectFailure() { return mpi::Rank() == 0; }
-
 nlohmann::json SelectJobJson(const SelectJob& job) {
   const select::SelectOptions& o = job.options;
   const select::SelectionResult& r = job.result;

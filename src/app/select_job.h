@@ -32,10 +32,6 @@ struct SelectJob {
 Result<SelectJob> RunSelectJob(const SelectRequest& request,
                                const select::StageProgress& progress = {});
 
-// Whether this process reports a failed selection: rank 0 under mpirun (every rank fails alike,
-// the others exit quietly), always without it.
-bool ReportsSelectFailure();
-
 // The `select --json` document.
 nlohmann::json SelectJobJson(const SelectJob& job);
 

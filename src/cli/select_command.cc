@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "app/select_job.h"
+#include "app/trial_job.h"  // IsLeaderProcess
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "cli/progress.h"
@@ -179,7 +180,8 @@ int RunSelect(int argc, char** argv) {
   Result<app::SelectJob> job = app::RunSelectJob(request, progress);
   if (bar) bar->Finish();
   if (!job.ok()) {
-    return app::ReportsSelectFailure() ? Fail("select", job.status()) : job.status().ExitCode();
+    // Every rank fails alike; only rank 0 says so.
+    return app::IsLeaderProcess() ? Fail("select", job.status()) : job.status().ExitCode();
   }
   if (!job->leader) return 0;
   for (const std::string& line : app::SkippedLines(job->result)) {
