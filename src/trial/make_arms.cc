@@ -135,7 +135,7 @@ Status CheckArmsDiffer(const std::vector<MadeArm>& made) {
 
 // The regime check's n-gram scores of every arm's data (the pool's lines: the pool's field) on
 // T_eval (the target's field), scored on the runs' own eval windows; each arm's are computed once
-// and saved (a folder from before the check gains them). T_eval's documents are the input
+// and saved (a folder whose arms lack them gains them). T_eval's documents are the input
 // check's, else read here once for every arm.
 Status ScoreArms(const TrialConfig& c, RunFolder& folder, std::vector<MadeArm>& made,
                  int total_runs, const std::function<void(const TrialProgress&)>& progress,

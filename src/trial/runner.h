@@ -104,7 +104,7 @@ struct TrialOutcome {
   TrialResult trial;            // a data trial's numbers; a schedule trial's step-axis view
   std::optional<ScheduleTrialResult> schedule;  // a schedule trial's numbers
   // The regime check (trial/regime.h): n-gram scores of every arm's data on T_eval against L*.
-  // Absent only for a folder written before the check existed (its trial.json has no scores).
+  // Absent only for a folder whose trial.json has no n-gram scores of its arms.
   std::optional<Regime> regime;
   double core_seconds_per_step = 0;  // f (data trials)
   int64_t params = 0;
