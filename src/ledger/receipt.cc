@@ -4,12 +4,18 @@
 
 namespace preflight::ledger {
 
+namespace {
+
+constexpr ReceiptKind kAllKinds[] = {
+    ReceiptKind::kSelection, ReceiptKind::kForecast, ReceiptKind::kTrial,  ReceiptKind::kBattery,
+    ReceiptKind::kCost,      ReceiptKind::kTrain,    ReceiptKind::kLadder, ReceiptKind::kScore};
+
+}  // namespace
+
 const std::vector<std::string>& AllKindNames() {
   static const std::vector<std::string> kNames = [] {
     std::vector<std::string> names;
-    for (ReceiptKind k : {ReceiptKind::kSelection, ReceiptKind::kForecast, ReceiptKind::kTrial,
-                          ReceiptKind::kBattery, ReceiptKind::kCost, ReceiptKind::kTrain,
-                          ReceiptKind::kLadder, ReceiptKind::kScore}) {
+    for (ReceiptKind k : kAllKinds) {
       names.emplace_back(KindName(k));
     }
     return names;
@@ -40,9 +46,7 @@ const char* KindName(ReceiptKind kind) {
 }
 
 std::optional<ReceiptKind> KindFromName(std::string_view name) {
-  for (ReceiptKind k : {ReceiptKind::kSelection, ReceiptKind::kForecast, ReceiptKind::kTrial,
-                        ReceiptKind::kBattery, ReceiptKind::kCost, ReceiptKind::kTrain,
-                        ReceiptKind::kLadder, ReceiptKind::kScore}) {
+  for (ReceiptKind k : kAllKinds) {
     if (name == KindName(k)) return k;
   }
   return std::nullopt;

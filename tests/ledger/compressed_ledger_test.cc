@@ -173,8 +173,8 @@ TEST(CompressedLedgerCli, VerifyAndShowReadGzipAndZstd) {
 
 // The calibration ledger committed in bench/calibration/ is zstd-compressed: it verifies as it is.
 TEST(CompressedLedgerCli, TheCommittedCalibrationLedgerVerifies) {
-  const std::string path = std::string(PREFLIGHT_SOURCE_DIR) +
-                           "/bench/calibration/ledger-tiny-300-2026-12-05.jsonl.zst";
+  const std::string path =
+      std::string(PREFLIGHT_SOURCE_DIR) + "/bench/calibration/ledger-tiny-300-2026-12-05.jsonl.zst";
   auto verify = preflight::testing::RunCli({"ledger", "verify", "--ledger", path, "--json"});
   ASSERT_EQ(verify.exit_code, 0) << verify.err;
   const json doc = json::parse(verify.out);
