@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "base/number_format.h"
-#include "trial/runner.h"
+#include "trial/step_estimate.h"
 
 namespace preflight::app {
 namespace {

@@ -26,9 +26,7 @@ Result<forecast::Calibration> LoadCalibration(const std::string& ledger_path) {
                               "; delete it to use the default calibration, or rerun `preflight "
                               "forecast --calibrate`");
   }
-  auto c = forecast::Calibration::FromJson(*json);
-  if (!c.ok()) return Status::Corruption(path + ": " + c.status().message());
-  return c;
+  return forecast::Calibration::FromJson(*json, path);
 }
 
 Result<ForecastJob> RunForecastJob(const forecast::ForecastConfig& config,

@@ -255,16 +255,17 @@ report::SiteData SiteDataFromReceipts(const std::vector<json>& receipts,
   data.ledger_path = ledger_path;
   data.receipts = static_cast<int64_t>(receipts.size());
   std::map<std::string, const json*> forecasts;
+  using ledger::ReceiptKind;
   for (const json& r : receipts) {
-    if (Str(At(r, {"kind"})) == "forecast") forecasts[Str(At(r, {"hash"}))] = &r;
+    if (ledger::KindOf(r) == ReceiptKind::kForecast) forecasts[Str(At(r, {"hash"}))] = &r;
   }
   for (const json& r : receipts) {
-    const std::string kind = Str(At(r, {"kind"}));
-    if (kind == "trial") data.trials.push_back(TrialOf(r, forecasts));
-    if (kind == "ladder") data.ladders.push_back(LadderOf(r));
-    if (kind == "battery") data.batteries.push_back(BatteryOf(r));
-    if (kind == "train") data.trains.push_back(TrainOf(r));
-    if (kind == "score") data.scores.push_back(ScoreOf(r));
+    const std::optional<ReceiptKind> kind = ledger::KindOf(r);
+    if (kind == ReceiptKind::kTrial) data.trials.push_back(TrialOf(r, forecasts));
+    if (kind == ReceiptKind::kLadder) data.ladders.push_back(LadderOf(r));
+    if (kind == ReceiptKind::kBattery) data.batteries.push_back(BatteryOf(r));
+    if (kind == ReceiptKind::kTrain) data.trains.push_back(TrainOf(r));
+    if (kind == ReceiptKind::kScore) data.scores.push_back(ScoreOf(r));
   }
   return data;
 }

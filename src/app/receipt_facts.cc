@@ -4,6 +4,7 @@
 
 #include "base/number_format.h"
 #include "base/json.h"
+#include "ledger/receipt.h"
 
 namespace preflight::app {
 namespace {
@@ -101,27 +102,28 @@ std::string ScoreFacts(const json& r) {
 }  // namespace
 
 std::string ReceiptFacts(const json& receipt) {
-  const std::string kind = Text(At(receipt, {"kind"}));
+  using ledger::ReceiptKind;
+  const std::optional<ReceiptKind> kind = ledger::KindOf(receipt);
   const json& r = At(receipt, {"result"});
-  if (kind == "trial") return TrialFacts(r);
-  if (kind == "forecast") return ForecastFacts(r);
-  if (kind == "battery") return BatteryFacts(r);
-  if (kind == "ladder") return LadderFacts(r);
-  if (kind == "score") return ScoreFacts(r);
-  if (kind == "selection") {
+  if (kind == ReceiptKind::kTrial) return TrialFacts(r);
+  if (kind == ReceiptKind::kForecast) return ForecastFacts(r);
+  if (kind == ReceiptKind::kBattery) return BatteryFacts(r);
+  if (kind == ReceiptKind::kLadder) return LadderFacts(r);
+  if (kind == ReceiptKind::kScore) return ScoreFacts(r);
+  if (kind == ReceiptKind::kSelection) {
     return fmt::format("{} kept {} of {} docs, {} of {} bytes",
                        Text(At(receipt, {"config", "selector"})), Text(At(r, {"kept_docs"})),
                        Text(At(r, {"pool_docs"})), Count(At(r, {"kept_bytes"})),
                        Count(At(r, {"pool_bytes"})));
   }
-  if (kind == "train") {
+  if (kind == ReceiptKind::kTrain) {
     const json& bpb = At(r, {"final_eval_bpb"});
     return fmt::format("{}: {} params on {} tokens, final held-out {} bits/byte",
                        Text(At(r, {"model", "name"})), Count(At(r, {"params"})),
                        Count(At(r, {"tokens"})),
                        bpb.is_number() ? fmt::format("{:.4f}", bpb.get<double>()) : "?");
   }
-  if (kind == "cost") {
+  if (kind == ReceiptKind::kCost) {
     const json& usd = At(r, {"total_usd"});
     return "total " + (usd.is_number() ? FormatUsd(usd.get<double>()) : std::string("?"));
   }

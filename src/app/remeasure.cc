@@ -36,18 +36,19 @@ Status SameSettings(const nlohmann::json& t, const forecast::ForecastConfig& c) 
 
 Result<nlohmann::json> RemeasuredTrial(const std::string& ledger_path,
                                        const forecast::ForecastConfig& config) {
-  PF_ASSIGN_OR_RETURN(std::vector<nlohmann::json> receipts, ledger::ReadAll(ledger_path));
-  for (const nlohmann::json& r : receipts) {
-    if (r.value("hash", "") != config.remeasures) continue;
-    if (r.value("kind", "") != "trial" || !r.contains("config")) {
-      return Status::InvalidArgument("--remeasures " + config.remeasures + ": receipt in " +
-                                     ledger_path + " is not a trial");
-    }
-    PF_RETURN_IF_ERROR(SameSettings(r["config"], config));
-    return r;
+  Result<ledger::StoredReceipt> found =
+      ledger::FindReceipt(ledger_path, config.remeasures, ledger::ReceiptKind::kTrial);
+  if (found.status().kind() == Status::Kind::kNotFound) {
+    return Status::InvalidArgument("--remeasures: " + found.status().message());
   }
-  return Status::InvalidArgument("--remeasures " + config.remeasures + ": no such receipt in " +
-                                 ledger_path);
+  PF_RETURN_IF_ERROR(found.status());
+  nlohmann::json& r = found->json;
+  if (!r.contains("config")) {
+    return Status::InvalidArgument("--remeasures " + config.remeasures + ": receipt in " +
+                                   ledger_path + " is a trial without a config");
+  }
+  PF_RETURN_IF_ERROR(SameSettings(r["config"], config));
+  return std::move(r);
 }
 
 Status CheckSameInputs(const nlohmann::json& trial, const forecast::ForecastConfig& config) {

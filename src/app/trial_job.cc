@@ -48,45 +48,46 @@ std::string RecordedForecastHash(const std::string& out_dir) {
   return config["forecast"].get<std::string>();
 }
 
+// The forecast a forecast receipt's result records (forecast.cc writes every key read here).
+Result<ForecastJob> ForecastJobFromResult(const JsonReader& res, const std::string& hash) {
+  ForecastJob f;
+  f.receipt_hash = hash;
+  f.outcome.result = res.node();
+  PF_ASSIGN_OR_RETURN(JsonReader signals, res.Field("signals"));
+  f.outcome.signals = signals.node();
+  forecast::Prediction& p = f.outcome.prediction;
+  PF_ASSIGN_OR_RETURN(p.verdict, res.String("verdict"));
+  PF_ASSIGN_OR_RETURN(p.strength, res.String("strength"));
+  PF_ASSIGN_OR_RETURN(p.probability, res.Number("probability"));
+  PF_ASSIGN_OR_RETURN(p.saving, res.Number("predicted_saving"));
+  PF_ASSIGN_OR_RETURN(p.expected, res.Number("expected_saving"));
+  PF_ASSIGN_OR_RETURN(p.decision_cost, res.Number("decision_cost"));
+  PF_ASSIGN_OR_RETURN(std::vector<double> interval, res.Numbers("interval"));
+  if (interval.size() != 2) return res.Error("interval: expected [lo, hi]");
+  p.lo = interval[0];
+  p.hi = interval[1];
+  PF_ASSIGN_OR_RETURN(JsonReader cost, res.Field("cost"));
+  PF_ASSIGN_OR_RETURN(f.outcome.core_seconds, cost.Number("core_seconds"));
+  PF_ASSIGN_OR_RETURN(f.outcome.fraction_of_trial, cost.Number("fraction_of_trial"));
+  PF_ASSIGN_OR_RETURN(f.outcome.trial_core_seconds, cost.Number("trial_core_seconds_estimate"));
+  return f;
+}
+
 // The forecast receipt `hash` of the ledger, as the job that made it held it; nullopt when the
-// ledger has no such forecast (another ledger, or one that cannot be read).
+// ledger has no such forecast (another ledger, or one that cannot be read) or its result is not
+// one a forecast writes.
 std::optional<ForecastJob> ForecastFromReceipt(const std::string& ledger_path,
                                                const std::string& hash) {
   if (hash.empty()) return std::nullopt;
-  // Found by its text ("hash":"<hash>" in the canonical line): no other line is parsed.
-  auto text = ReadFileToString(ledger_path);
-  const size_t at = text.ok() ? text->find("\"hash\":\"" + hash + "\"") : std::string::npos;
-  if (at == std::string::npos) return std::nullopt;
-  const size_t newline = text->rfind('\n', at);
-  const size_t begin = newline == std::string::npos ? 0 : newline + 1;
-  const nlohmann::json r =
-      nlohmann::json::parse(text->substr(begin, text->find('\n', at) - begin), nullptr, false);
-  if (!r.is_object() || r.value("hash", "") != hash || r.value("kind", "") != "forecast" ||
-      !r.contains("result") || !r["result"].is_object()) {
-    return std::nullopt;
-  }
-  const nlohmann::json& res = r["result"];
-  ForecastJob f;
-  f.receipt_hash = hash;
-  f.outcome.result = res;
-  f.outcome.signals = res.value("signals", nlohmann::json::object());
-  forecast::Prediction& p = f.outcome.prediction;
-  p.verdict = res.value("verdict", "");
-  p.strength = res.value("strength", "");
-  p.probability = res.value("probability", 0.5);
-  p.saving = res.value("predicted_saving", 0.0);
-  p.expected = res.value("expected_saving", 0.0);
-  p.decision_cost = res.value("decision_cost", 0.0);
-  const nlohmann::json interval = res.value("interval", nlohmann::json::array());
-  if (interval.size() == 2 && interval[0].is_number() && interval[1].is_number()) {
-    p.lo = interval[0].get<double>();
-    p.hi = interval[1].get<double>();
-  }
-  const nlohmann::json cost = res.value("cost", nlohmann::json::object());
-  f.outcome.core_seconds = cost.value("core_seconds", 0.0);
-  f.outcome.fraction_of_trial = cost.value("fraction_of_trial", 0.0);
-  f.outcome.trial_core_seconds = cost.value("trial_core_seconds_estimate", 0.0);
-  return f;
+  Result<ledger::StoredReceipt> found =
+      ledger::FindReceipt(ledger_path, hash, ledger::ReceiptKind::kForecast);
+  if (!found.ok()) return std::nullopt;
+  const JsonReader receipt(found->json, ledger_path);
+  Result<JsonReader> result = receipt.Field("result");
+  if (!result.ok()) return std::nullopt;
+  Result<ForecastJob> job = ForecastJobFromResult(*result, hash);
+  if (!job.ok()) return std::nullopt;
+  return std::move(job).value();
 }
 
 Status AppendReceiptAndResult(TrialJob& job, const std::string& ledger_path,

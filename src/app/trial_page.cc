@@ -16,7 +16,7 @@
 #include "base/json.h"
 #include "corpus/scanner.h"
 #include "select/write_pass.h"
-#include "trial/outcome_builder.h"
+#include "trial/arm_specs.h"
 
 namespace preflight::app {
 namespace {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 
 namespace preflight {
@@ -145,6 +146,18 @@ std::string FormatFlops(double flops) {
     ++p;
   }
   return fmt::format("{:.3g} {}FLOP", v, kPrefixes[p]);
+}
+
+std::string HumanBytes(double bytes) {
+  const char* units[] = {"B", "kB", "MB", "GB", "TB"};
+  int u = 0;
+  while (bytes >= 1000 && u < 4) {
+    bytes /= 1000;
+    ++u;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), u == 0 ? "%.0f %s" : "%.1f %s", bytes, units[u]);
+  return buf;
 }
 
 }  // namespace preflight

@@ -36,4 +36,7 @@ std::string FormatSteps(double steps);
 // Engineering notation with an SI prefix: 1.23e12 -> "1.23 TFLOP"; +inf "never".
 std::string FormatFlops(double flops);
 
+// "812 B", "12.3 MB", "4.5 GB": bytes in decimal units, one decimal from kB up.
+std::string HumanBytes(double bytes);
+
 }  // namespace preflight

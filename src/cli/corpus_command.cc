@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "base/clock.h"
+#include "base/number_format.h"
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "cli/progress.h"

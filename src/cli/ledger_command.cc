@@ -51,9 +51,10 @@ int RunShow(const std::string& path, const std::string& kind, int last, bool jso
   if (!receipts.ok()) return Fail("ledger show", receipts.status());
   // Line numbers are kept so that the table points into the file.
   std::vector<std::pair<size_t, const json*>> rows;
+  const std::optional<ledger::ReceiptKind> wanted = ledger::KindFromName(kind);
   for (size_t i = 0; i < receipts->size(); ++i) {
     const json& r = (*receipts)[i];
-    if (kind.empty() || Field(r, "kind") == kind) rows.emplace_back(i + 1, &r);
+    if (kind.empty() || (wanted && ledger::KindOf(r) == wanted)) rows.emplace_back(i + 1, &r);
   }
   if (last > 0 && rows.size() > static_cast<size_t>(last)) {
     rows.erase(rows.begin(), rows.end() - last);

@@ -6,20 +6,9 @@
 #include <cstdio>
 
 #include "base/clock.h"
+#include "base/number_format.h"
 
 namespace preflight::cli {
-
-std::string HumanBytes(double bytes) {
-  const char* units[] = {"B", "kB", "MB", "GB", "TB"};
-  int u = 0;
-  while (bytes >= 1000 && u < 4) {
-    bytes /= 1000;
-    ++u;
-  }
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), u == 0 ? "%.0f %s" : "%.1f %s", bytes, units[u]);
-  return buf;
-}
 
 std::string HumanDuration(double s) {
   char buf[32];

@@ -32,8 +32,6 @@ class Progress {
   bool enabled_, tty_, finished_ = false;
 };
 
-// "12.3 MB", "4.5 GB"
-std::string HumanBytes(double bytes);
 // "1m05s", "2h03m"
 std::string HumanDuration(double seconds);
 

@@ -4,18 +4,14 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <thread>
 
-#include "app/select_receipt.h"
-#include "base/file.h"
+#include "app/select_job.h"
+#include "app/trial_job.h"  // IsLeaderProcess
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "cli/progress.h"
 #include "ledger/ledger.h"
 #include "select/selector.h"
-#ifdef PREFLIGHT_HAVE_DIST
-#include "mpi/ranks.h"
-#endif
 
 namespace preflight::cli {
 namespace {
@@ -59,18 +55,6 @@ Status ApplyBudget(const BudgetFlags& b, select::SelectOptions* o) {
     PF_ASSIGN_OR_RETURN(o->keep_bytes, ParseCount("--keep-bytes", b.keep_bytes, "bytes"));
   }
   return Status::Ok();
-}
-
-// The skipped bad lines on stderr, one per line, then how many more were counted.
-void PrintSkipped(const select::SelectionResult& r) {
-  for (const auto& s : r.skipped)
-    std::fprintf(stderr, "preflight select: skipped %s: %s\n", s.where.c_str(), s.why.c_str());
-  if (r.skipped_count > r.skipped.size()) {
-    std::fprintf(
-        stderr,
-        "preflight select: skipped %llu more bad lines (the manifest lists the first %zu)\n",
-        static_cast<unsigned long long>(r.skipped_count - r.skipped.size()), r.skipped.size());
-  }
 }
 
 // What the command line asks for.
@@ -161,50 +145,6 @@ void AddSelectFlags(CLI::App* app, SelectFlags* f) {
   app->add_flag("--quiet", f->quiet, "no progress on stderr");
 }
 
-// The result on stdout: one JSON document with --json, else a short summary.
-void PrintResult(const SelectFlags& f, const select::SelectionResult& result,
-                 const std::string& receipt) {
-  const select::SelectOptions& o = f.options;
-  const nlohmann::json& m = result.manifest;
-  const std::string manifest_path = o.ManifestPath();
-  if (f.json) {
-    EmitJson(
-        {{"selector", o.selector},
-         {"seed", o.seed},
-         {"keep", m["keep"]},
-         {"budget", m["budget"]},
-         {"pool_docs", result.pool_docs},
-         {"pool_bytes", result.pool_bytes},
-         {"budget_bytes", result.budget_bytes},
-         {"budget_docs", result.budget_docs},
-         {"kept_docs", result.kept_docs},
-         {"kept_bytes", result.kept_bytes},
-         {"cost", {{"core_seconds", result.core_seconds}, {"wall_seconds", result.wall_seconds}}},
-         {"out", o.out_path},
-         {"manifest", manifest_path},
-         {"annotations",
-          o.annotate_path.empty() ? nlohmann::json() : nlohmann::json(o.annotate_path)},
-         {"receipt", receipt},
-         {"skipped_bad_lines", m["skipped_bad_lines"]}});
-  } else {
-    const std::string budget_text = result.budget_docs > 0
-                                        ? std::to_string(result.budget_docs) + " documents"
-                                        : HumanBytes(static_cast<double>(result.budget_bytes));
-    std::printf("%s kept %llu of %llu documents, %s of %s (budget %s), in %.2f core-seconds\n",
-                o.selector.c_str(), static_cast<unsigned long long>(result.kept_docs),
-                static_cast<unsigned long long>(result.pool_docs),
-                HumanBytes(static_cast<double>(result.kept_bytes)).c_str(),
-                HumanBytes(static_cast<double>(result.pool_bytes)).c_str(), budget_text.c_str(),
-                result.core_seconds);
-    std::printf("  out      %s\n  manifest %s\n  receipt  %s (%s)\n", o.out_path.c_str(),
-                manifest_path.c_str(), receipt.substr(0, 16).c_str(), f.ledger_path.c_str());
-    if (m["skipped_bad_lines"].get<uint64_t>() > 0) {
-      std::printf("  skipped  %llu bad lines (--skip-bad)\n",
-                  static_cast<unsigned long long>(m["skipped_bad_lines"].get<uint64_t>()));
-    }
-  }
-}
-
 }  // namespace
 
 int RunSelect(int argc, char** argv) {
@@ -223,10 +163,8 @@ int RunSelect(int argc, char** argv) {
   f.options.threads = 0;  // every core unless --threads says otherwise
   AddSelectFlags(&app, &f);
   if (int code = Parse(app, argc, argv); code >= 0) return code;
-  select::SelectOptions& o = f.options;
-  if (Status st = ApplyBudget(f.budget, &o); !st.ok()) return Fail("select", st);
-  // The receipt's ledger, before any work (the outputs are opened first by the selection).
-  if (Status st = ledger::CheckAppendable(f.ledger_path); !st.ok()) return Fail("select", st);
+  app::SelectRequest request{f.pool, f.target, f.options, f.ledger_path};
+  if (Status st = ApplyBudget(f.budget, &request.options); !st.ok()) return Fail("select", st);
 
   std::string stage;
   std::unique_ptr<Progress> bar;
@@ -234,39 +172,32 @@ int RunSelect(int argc, char** argv) {
     if (s != stage) {
       if (bar) bar->Finish();
       stage = s;
-      bar = std::make_unique<Progress>("select " + o.selector + ": " + s,
+      bar = std::make_unique<Progress>("select " + request.options.selector + ": " + s,
                                        static_cast<double>(total), "B", !f.quiet);
     }
     bar->Update(static_cast<double>(done));
   };
-  // Under mpirun every rank runs the selection; rank 0 shows progress, writes the outputs and the
-  // receipt, and prints; the others only report a failure.
-  std::unique_ptr<select::SelectionGroup> group;
-#ifdef PREFLIGHT_HAVE_DIST
-  group = mpi::MakeSelectionGroup();
-  if (o.threads == 0) o.threads = mpi::DefaultThreads();
-#endif
-  if (o.threads == 0) o.threads = static_cast<int>(std::thread::hardware_concurrency());
-  if (o.threads <= 0) o.threads = 1;
-  const bool leader = !group || group->leader();
-  std::string receipt;
-  app::RecordSelectionBeforeNaming(o, f.ledger_path, &receipt);
-  auto result = select::RunSelection(f.pool, f.target, o,
-                                     leader ? progress : select::StageProgress(), group.get());
+  Result<app::SelectJob> job = app::RunSelectJob(request, progress);
   if (bar) bar->Finish();
-  if (!result.ok()) {
-    if (!leader) return result.status().ExitCode();
-    return Fail("select", result.status());
+  if (!job.ok()) {
+    // Every rank fails alike; only rank 0 says so.
+    return app::IsLeaderProcess() ? Fail("select", job.status()) : job.status().ExitCode();
   }
-  if (!leader) return 0;
-  PrintSkipped(*result);
-  if (result->replaced_orphan) {
+  if (!job->leader) return 0;
+  for (const std::string& line : app::SkippedLines(job->result)) {
+    std::fprintf(stderr, "preflight select: %s\n", line.c_str());
+  }
+  if (job->result.replaced_orphan) {
     std::fprintf(stderr,
                  "preflight select: replaced %s, an output without its manifest (left by an "
                  "interrupted selection)\n",
-                 o.out_path.c_str());
+                 job->options.out_path.c_str());
   }
-  PrintResult(f, *result, receipt);
+  if (f.json) {
+    EmitJson(app::SelectJobJson(*job));
+  } else {
+    std::fputs(app::SelectJobText(*job).c_str(), stdout);
+  }
   return 0;
 }
 

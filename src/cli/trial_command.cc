@@ -13,7 +13,7 @@
 #include "ledger/ledger.h"
 #include "ledger/writable.h"
 #include "engine/schedule.h"
-#include "trial/outcome_builder.h"
+#include "trial/arm_specs.h"
 
 namespace preflight::cli {
 namespace {

@@ -4,6 +4,8 @@
 
 #include <cstdio>
 
+#include "trial/step_estimate.h"
+
 namespace preflight::cli {
 
 TrialProgressBar::TrialProgressBar(bool quiet) : quiet_(quiet || !app::IsLeaderProcess()) {}

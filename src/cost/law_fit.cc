@@ -13,6 +13,7 @@
 #include <random>
 #include <sstream>
 
+#include "base/compressed.h"
 #include "base/file.h"
 #include "base/number_format.h"
 
@@ -259,7 +260,7 @@ Result<std::vector<FitPoint>> ReadFitCsv(const std::string& path) {
 }
 
 Result<std::vector<FitPoint>> ReadFitLedger(const std::string& path, LedgerScan* scan) {
-  PF_ASSIGN_OR_RETURN(std::string text, ReadFileToString(path));
+  PF_ASSIGN_OR_RETURN(std::string text, ReadFileDecompressed(path));  // .gz, .zst read too
   LedgerScan local;
   std::vector<FitPoint> points;
   std::stringstream in(text);

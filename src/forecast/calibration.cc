@@ -6,6 +6,8 @@
 #include <tuple>
 #include <utility>
 
+#include "base/json.h"
+
 namespace preflight::forecast {
 namespace {
 
@@ -231,43 +233,82 @@ nlohmann::json Calibration::ToJson() const {
   return j;
 }
 
-Result<Calibration> Calibration::FromJson(const nlohmann::json& j) {
+namespace {
+
+// A two-number array ([x, y]) of a calibration's curve, residuals or covered ranges.
+Result<std::pair<double, double>> NumberPair(const JsonReader& r) {
+  PF_ASSIGN_OR_RETURN(JsonReader first, r.At(0));
+  PF_ASSIGN_OR_RETURN(JsonReader second, r.At(1));
+  PF_ASSIGN_OR_RETURN(double a, first.AsNumber());
+  PF_ASSIGN_OR_RETURN(double b, second.AsNumber());
+  return std::pair<double, double>{a, b};
+}
+
+Result<std::vector<std::pair<double, double>>> NumberPairs(const JsonReader& r,
+                                                           std::string_view key) {
+  PF_ASSIGN_OR_RETURN(JsonReader field, r.Field(key));
+  PF_ASSIGN_OR_RETURN(std::vector<JsonReader> items, field.Elements());
+  std::vector<std::pair<double, double>> out;
+  for (const JsonReader& item : items) {
+    PF_ASSIGN_OR_RETURN(auto pair, NumberPair(item));
+    out.push_back(pair);
+  }
+  return out;
+}
+
+Result<PilotScale> ScaleFromJson(const JsonReader& r) {
+  PilotScale s;
+  PF_ASSIGN_OR_RETURN(s.model, r.String("model"));
+  PF_ASSIGN_OR_RETURN(s.steps, r.Int("steps"));
+  PF_ASSIGN_OR_RETURN(s.tokens, r.Number("tokens"));
+  PF_ASSIGN_OR_RETURN(int64_t trials, r.Int("trials"));
+  PF_ASSIGN_OR_RETURN(int64_t informative, r.Int("informative"));
+  s.trials = static_cast<int>(trials);
+  s.informative = static_cast<int>(informative);
+  return s;
+}
+
+Result<Calibration> ReadCalibration(const JsonReader& r) {
   Calibration c;
-  try {
-    if (j.at("form").get<std::string>() != "anchored_monotone") {
-      throw nlohmann::json::other_error::create(501, "unknown form", &j);
+  PF_ASSIGN_OR_RETURN(std::string form, r.String("form"));
+  if (form != "anchored_monotone") return r.Error("unknown form '" + form + "'");
+  PF_ASSIGN_OR_RETURN(c.signal, r.String("signal"));
+  PF_ASSIGN_OR_RETURN(auto curve, NumberPairs(r, "curve"));
+  for (const auto& [x, y] : curve) c.curve.push_back({x, y});
+  PF_ASSIGN_OR_RETURN(auto residuals, NumberPairs(r, "residuals"));
+  for (const auto& [x, e] : residuals) c.residuals.push_back({x, e});
+  if (c.curve.empty() || c.residuals.empty()) return r.Error("no curve or no residuals");
+  std::stable_sort(c.curve.begin(), c.curve.end(),
+                   [](const Knot& a, const Knot& b) { return a.x < b.x; });
+  std::stable_sort(c.residuals.begin(), c.residuals.end(),
+                   [](const Residual& a, const Residual& b) { return a.x < b.x; });
+  PF_ASSIGN_OR_RETURN(int64_t examples, r.Int("examples"));
+  PF_ASSIGN_OR_RETURN(int64_t groups, r.Int("groups"));
+  c.examples = static_cast<int>(examples);
+  c.groups = static_cast<int>(groups);
+  PF_ASSIGN_OR_RETURN(JsonReader scale, r.Field("scale"));
+  PF_ASSIGN_OR_RETURN(c.scale, ScaleFromJson(scale));
+  PF_ASSIGN_OR_RETURN(c.source, r.String("source"));
+  if (r.Has("covered")) {
+    PF_ASSIGN_OR_RETURN(JsonReader covered, r.Field("covered"));
+    if (!covered.node().is_object()) return covered.Error("expected an object of ranges");
+    for (const auto& [name, range] : covered.node().items()) {
+      PF_ASSIGN_OR_RETURN(auto lo_hi,
+                          NumberPair(JsonReader(range, r.file(), covered.path() + "." + name)));
+      c.covered[name] = {lo_hi.first, lo_hi.second};
     }
-    c.signal = j.at("signal").get<std::string>();
-    for (const auto& k : j.at("curve"))
-      c.curve.push_back({k.at(0).get<double>(), k.at(1).get<double>()});
-    for (const auto& r : j.at("residuals")) {
-      c.residuals.push_back({r.at(0).get<double>(), r.at(1).get<double>()});
-    }
-    if (c.curve.empty() || c.residuals.empty()) {
-      throw nlohmann::json::other_error::create(501, "no curve or no residuals", &j);
-    }
-    std::stable_sort(c.curve.begin(), c.curve.end(),
-                     [](const Knot& a, const Knot& b) { return a.x < b.x; });
-    std::stable_sort(c.residuals.begin(), c.residuals.end(),
-                     [](const Residual& a, const Residual& b) { return a.x < b.x; });
-    c.examples = j.at("examples").get<int>();
-    c.groups = j.at("groups").get<int>();
-    const nlohmann::json& s = j.at("scale");
-    c.scale = {s.at("model").get<std::string>(), s.at("steps").get<int64_t>(),
-               s.at("tokens").get<double>(), s.at("trials").get<int>(),
-               s.at("informative").get<int>()};
-    c.source = j.at("source").get<std::string>();
-    if (j.contains("covered")) {
-      for (const auto& [name, range] : j.at("covered").items()) {
-        c.covered[name] = {range.at(0).get<double>(), range.at(1).get<double>()};
-      }
-    }
-  } catch (const nlohmann::json::exception& e) {
-    return Status::Corruption(std::string("not a calibration (made by an older preflight? rerun "
-                                          "`preflight forecast --calibrate`): ") +
-                              e.what());
   }
   return c;
+}
+
+}  // namespace
+
+Result<Calibration> Calibration::FromJson(const nlohmann::json& j, const std::string& source) {
+  Result<Calibration> c = ReadCalibration(JsonReader(j, source));
+  if (c.ok()) return c;
+  return Status::Corruption(c.status().message() +
+                            " (not a calibration this preflight reads: made by an older one? "
+                            "rerun `preflight forecast --calibrate`)");
 }
 
 Result<Calibration> Fit(const std::vector<Example>& examples, const std::string& signal,
@@ -341,8 +382,8 @@ const std::vector<std::string>& CandidateSignals() {
 const std::vector<std::string>& CoverageSignals() {
   static const std::vector<std::string> kCoverage = [] {
     std::vector<std::string> v = CandidateSignals();
-    for (const char* more : {"byte_pair_coverage", "classifier_auc", "largest_source_kept",
-                             "top_cluster_gain"}) {
+    for (const char* more :
+         {"byte_pair_coverage", "classifier_auc", "largest_source_kept", "top_cluster_gain"}) {
       v.push_back(more);
     }
     return v;

@@ -131,7 +131,9 @@ struct Calibration {
   Result<Prediction> PredictFrom(const std::map<std::string, SignalValue>& signals,
                                  double decision_cost, bool scale_matches = true) const;
   nlohmann::json ToJson() const;
-  static Result<Calibration> FromJson(const nlohmann::json& j);
+  // Corruption naming `source` (a file) and the JSON path for anything ToJson does not write.
+  static Result<Calibration> FromJson(const nlohmann::json& j,
+                                      const std::string& source = "calibration");
 };
 
 // The curve of `signal` on the examples that have it (at least 3), with out-of-group residuals

@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "base/clock.h"
+#include "base/compressed.h"
 #include "base/file.h"
 #include "base/sha256.h"
 #include "base/version.h"
@@ -100,14 +101,41 @@ Result<off_t> SizeOf(int fd, const std::string& path) {
   return st.st_size;
 }
 
-// The whole ledger, read under a shared lock so that no Append is half-way through.
+// The whole ledger's text, read under a shared lock so that no Append is half-way through; a
+// gzip- or zstd-compressed ledger (an archived one) decompressed (base/compressed.h).
 Result<std::string> ReadLocked(const std::string& path) {
   LockedFd file;
   PF_RETURN_IF_ERROR(file.Open(path, O_RDONLY, LOCK_SH));
   PF_ASSIGN_OR_RETURN(off_t size, SizeOf(file.fd(), path));
   std::string contents(static_cast<size_t>(size), '\0');
   PF_RETURN_IF_ERROR(PreadAll(file.fd(), contents.data(), contents.size(), 0, path));
-  return contents;
+  return Decompress(path, std::move(contents));
+}
+
+bool EndsWith(const std::string& s, std::string_view tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+// A compressed ledger is read, never appended to: InvalidArgument when `path` is named as one
+// (.gz, .zst) or its first bytes are gzip's or zstd's.
+Status CheckNotCompressed(const std::string& path) {
+  Compression c = EndsWith(path, ".gz")    ? Compression::kGzip
+                  : EndsWith(path, ".zst") ? Compression::kZstd
+                                           : Compression::kNone;
+  if (c == Compression::kNone && PathExists(path) && !IsDirectory(path)) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd >= 0) {
+      char head[4];
+      const ssize_t got = ::pread(fd, head, sizeof head, 0);
+      ::close(fd);
+      if (got > 0) c = CompressionOf(std::string_view(head, static_cast<size_t>(got)));
+    }
+  }
+  if (c == Compression::kNone) return Status::Ok();
+  return Status::InvalidArgument(
+      path + ": a " + CompressionName(c) +
+      "-compressed ledger is read-only (verify, show, --calibrate and fit read it); receipts are "
+      "appended to a plain .jsonl ledger: give another --ledger, or decompress this one first");
 }
 
 // Lines without their "\n". `complete` is false when the file does not end in "\n": its last
@@ -400,6 +428,7 @@ std::string ReceiptHash(const nlohmann::json& receipt) {
 
 Result<nlohmann::json> Append(const std::string& ledger_path, nlohmann::json receipt) {
   PF_RETURN_IF_ERROR(ValidateCallerReceipt(receipt));
+  PF_RETURN_IF_ERROR(CheckNotCompressed(ledger_path));
   PF_RETURN_IF_ERROR(MakeDirectories(DirName(ledger_path)));
 
   LockedFd file;
@@ -442,6 +471,7 @@ Result<nlohmann::json> Append(const std::string& ledger_path, nlohmann::json rec
 }
 
 Status CheckAppendable(const std::string& ledger_path) {
+  PF_RETURN_IF_ERROR(CheckNotCompressed(ledger_path));
   PF_RETURN_IF_ERROR(CheckAppendableFile(ledger_path, "--ledger"));
   if (!PathExists(ledger_path)) return Status::Ok();
   LockedFd file;
@@ -477,6 +507,39 @@ Result<VerifyReport> Verify(const std::string& ledger_path) {
     }
   }
   return report;
+}
+
+Result<StoredReceipt> FindReceipt(const std::string& ledger_path, const std::string& hash,
+                                  ReceiptKind kind) {
+  PF_ASSIGN_OR_RETURN(std::string contents, ReadLocked(ledger_path));
+  const std::string needle = "\"hash\":\"" + hash + "\"";
+  const std::string_view text = contents;
+  for (size_t at = text.find(needle); !hash.empty() && at != std::string_view::npos;
+       at = text.find(needle, at + 1)) {
+    const size_t newline = text.rfind('\n', at);
+    const size_t begin = newline == std::string_view::npos ? 0 : newline + 1;
+    const size_t end = std::min(text.find('\n', at), text.size());
+    const int64_t line_no = 1 + std::count(text.begin(), text.begin() + begin, '\n');
+    Result<json> parsed = ParseLine(text.substr(begin, end - begin));
+    if (!parsed.ok()) {
+      return Status::Corruption(ledger_path + ": line " + std::to_string(line_no) + " is " +
+                                parsed.status().message());
+    }
+    const auto field = parsed->find("hash");
+    if (field == parsed->end() || *field != hash) continue;  // the text is inside another field
+    const std::optional<ReceiptKind> found = KindOf(*parsed);
+    if (found != kind) {
+      const auto k = parsed->find("kind");
+      return Status::NotFound(ledger_path + ": receipt " + hash + " (line " +
+                              std::to_string(line_no) + ") is " +
+                              (k != parsed->end() && k->is_string() ? "a " + k->get<std::string>()
+                                                                    : std::string("of no kind")) +
+                              " receipt, not a " + KindName(kind) + " receipt");
+    }
+    return StoredReceipt{kind, hash, line_no, std::move(parsed).value()};
+  }
+  return Status::NotFound(ledger_path + ": no " + std::string(KindName(kind)) +
+                          " receipt has hash " + (hash.empty() ? "\"\"" : hash));
 }
 
 Result<std::vector<nlohmann::json>> ReadAll(const std::string& ledger_path) {

@@ -27,6 +27,7 @@
 
 #include "base/status.h"
 #include "ledger/canonical_json.h"
+#include "ledger/receipt.h"
 
 namespace preflight::ledger {
 
@@ -90,5 +91,21 @@ Result<VerifyReport> Verify(const std::string& ledger_path);
 // last line is incomplete; NotFound if the file does not exist. Hashes are not checked: call
 // Verify for that.
 Result<std::vector<nlohmann::json>> ReadAll(const std::string& ledger_path);
+
+// A receipt of a ledger as written, found by its hash.
+struct StoredReceipt {
+  ReceiptKind kind = ReceiptKind::kSelection;
+  std::string hash;
+  int64_t line = 0;     // 1-based line of the ledger
+  nlohmann::json json;  // the whole receipt (its config and result are the caller's JSON)
+};
+
+// The receipt of `kind` whose "hash" is `hash`, under a shared lock like ReadAll. NotFound naming
+// the ledger when it does not exist, when no line has that hash, or when the line that has it is
+// another kind (the message names it); Corruption when that line is not a JSON object. Only the
+// line found is parsed (it is found by its text, "hash":"<hash>"); hashes are not checked: call
+// Verify for that.
+Result<StoredReceipt> FindReceipt(const std::string& ledger_path, const std::string& hash,
+                                  ReceiptKind kind);
 
 }  // namespace preflight::ledger

@@ -4,12 +4,18 @@
 
 namespace preflight::ledger {
 
+namespace {
+
+constexpr ReceiptKind kAllKinds[] = {
+    ReceiptKind::kSelection, ReceiptKind::kForecast, ReceiptKind::kTrial,  ReceiptKind::kBattery,
+    ReceiptKind::kCost,      ReceiptKind::kTrain,    ReceiptKind::kLadder, ReceiptKind::kScore};
+
+}  // namespace
+
 const std::vector<std::string>& AllKindNames() {
   static const std::vector<std::string> kNames = [] {
     std::vector<std::string> names;
-    for (ReceiptKind k : {ReceiptKind::kSelection, ReceiptKind::kForecast, ReceiptKind::kTrial,
-                          ReceiptKind::kBattery, ReceiptKind::kCost, ReceiptKind::kTrain,
-                          ReceiptKind::kLadder, ReceiptKind::kScore}) {
+    for (ReceiptKind k : kAllKinds) {
       names.emplace_back(KindName(k));
     }
     return names;
@@ -37,6 +43,20 @@ const char* KindName(ReceiptKind kind) {
       return "score";
   }
   return "unknown";
+}
+
+std::optional<ReceiptKind> KindFromName(std::string_view name) {
+  for (ReceiptKind k : kAllKinds) {
+    if (name == KindName(k)) return k;
+  }
+  return std::nullopt;
+}
+
+std::optional<ReceiptKind> KindOf(const nlohmann::json& receipt) {
+  if (!receipt.is_object()) return std::nullopt;
+  const auto it = receipt.find("kind");
+  if (it == receipt.end() || !it->is_string()) return std::nullopt;
+  return KindFromName(it->get_ref<const std::string&>());
 }
 
 nlohmann::json InputJson(const InputRecord& input) {

@@ -6,7 +6,9 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/status.h"
@@ -21,6 +23,12 @@ const char* KindName(ReceiptKind kind);
 
 // Every kind's name, in the enum's order.
 const std::vector<std::string>& AllKindNames();
+
+// The kind named `name` ("forecast", ...); nullopt for a name that is no receipt kind.
+std::optional<ReceiptKind> KindFromName(std::string_view name);
+
+// A receipt's "kind" field, typed; nullopt when it is missing, not a string or no receipt kind.
+std::optional<ReceiptKind> KindOf(const nlohmann::json& receipt);
 
 // A file the receipt's result depends on, identified by the SHA-256 of the bytes read.
 struct InputRecord {

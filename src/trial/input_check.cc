@@ -7,9 +7,11 @@
 #include "engine/data.h"
 #include "ledger/writable.h"
 #include "select/prepared.h"
+#include "trial/arm_specs.h"
 #include "trial/outcome_builder.h"
 #include "trial/run_training.h"
 #include "trial/runner.h"
+#include "trial/trial_flags.h"
 
 namespace preflight::trial {
 namespace {

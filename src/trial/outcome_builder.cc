@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "corpus/scanner.h"
+#include "trial/arm_specs.h"
 #include "engine/config.h"
 
 namespace preflight::trial {

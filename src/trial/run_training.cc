@@ -16,6 +16,7 @@
 #include "trainer/cmd_trainer.h"
 #include "trainer/parallel.h"
 #include "trial/concurrent_runs.h"
+#include "trial/arm_specs.h"
 #include "trial/outcome_builder.h"
 
 namespace preflight::trial {

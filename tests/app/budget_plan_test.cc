@@ -7,7 +7,7 @@
 
 #include <cmath>
 
-#include "trial/runner.h"
+#include "trial/step_estimate.h"
 
 namespace preflight::app {
 namespace {

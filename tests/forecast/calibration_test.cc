@@ -387,6 +387,24 @@ TEST(Calibration, JsonRoundTripAndOldFormatsRefused) {
   EXPECT_NE(lines.status().message().find("--calibrate"), std::string::npos);
 }
 
+TEST(Calibration, ABadFieldIsNamedByFileAndJsonPath) {
+  nlohmann::json j = DefaultCalibration().ToJson();
+  j["curve"][1][1] = "high";
+  auto bad = Calibration::FromJson(j, "x/calibration.json");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().kind(), Status::Kind::kCorruption);
+  EXPECT_NE(bad.status().message().find("x/calibration.json: $.curve[1][1]: expected a number"),
+            std::string::npos)
+      << bad.status().message();
+  EXPECT_NE(bad.status().message().find("--calibrate"), std::string::npos);
+  j = DefaultCalibration().ToJson();
+  j["covered"] = {{"byte_bigram_gain", {0.1}}};
+  auto short_range = Calibration::FromJson(j, "c.json");
+  ASSERT_FALSE(short_range.ok());
+  EXPECT_NE(short_range.status().message().find("$.covered.byte_bigram_gain"), std::string::npos)
+      << short_range.status().message();
+}
+
 TEST(DefaultCalibration, RecordsItsScaleAndStaysBounded) {
   const Calibration c = DefaultCalibration();
   EXPECT_FALSE(c.scale.model.empty());
