@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <set>
 #include <tuple>
 #include <utility>
@@ -130,6 +131,42 @@ std::map<std::string, Covered> CoveredRanges(const std::vector<Example>& example
   return out;
 }
 
+// The range of each of SizeNames() that every example carried.
+std::map<std::string, Covered> SizesSeen(const std::vector<Example>& examples) {
+  std::map<std::string, Covered> out;
+  for (const std::string& name : SizeNames()) {
+    Covered range;
+    bool first = true, everywhere = !examples.empty();
+    for (const Example& e : examples) {
+      auto it = e.sizes.find(name);
+      if (it == e.sizes.end()) {
+        everywhere = false;
+        break;
+      }
+      range = first ? Covered{it->second, it->second}
+                    : Covered{std::min(range.lo, it->second), std::max(range.hi, it->second)};
+      first = false;
+    }
+    if (everywhere) out[name] = range;
+  }
+  return out;
+}
+
+nlohmann::json RangesJson(const std::map<std::string, Covered>& ranges) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [name, range] : ranges) j[name] = {range.lo, range.hi};
+  return j;
+}
+
+// {"name": [lo, hi], ...} as FromJson reads it (throws on another shape).
+std::map<std::string, Covered> RangesFromJson(const nlohmann::json& j) {
+  std::map<std::string, Covered> out;
+  for (const auto& [name, range] : j.items()) {
+    out[name] = {range.at(0).get<double>(), range.at(1).get<double>()};
+  }
+  return out;
+}
+
 }  // namespace
 
 int Calibration::Neighbours() const {
@@ -208,6 +245,18 @@ std::vector<OutsideSignal> Calibration::Outside(
   return out;
 }
 
+std::vector<OutsideSignal> Calibration::FarSmaller(
+    const std::map<std::string, double>& sizes) const {
+  std::vector<OutsideSignal> out;
+  for (const std::string& name : SizeNames()) {
+    auto seen = sizes_seen.find(name);
+    auto it = sizes.find(name);
+    if (seen == sizes_seen.end() || it == sizes.end()) continue;
+    if (it->second < kFarSmaller * seen->second.lo) out.push_back({name, it->second, seen->second});
+  }
+  return out;
+}
+
 nlohmann::json ScaleToJson(const PilotScale& s) {
   return {{"model", s.model},
           {"steps", s.steps},
@@ -223,11 +272,8 @@ nlohmann::json Calibration::ToJson() const {
   nlohmann::json j = {{"signal", signal},    {"form", "anchored_monotone"}, {"curve", knots},
                       {"residuals", misses}, {"neighbours", Neighbours()},  {"examples", examples},
                       {"groups", groups},    {"scale", ScaleToJson(scale)}, {"source", source}};
-  if (!covered.empty()) {
-    nlohmann::json ranges = nlohmann::json::object();
-    for (const auto& [name, range] : covered) ranges[name] = {range.lo, range.hi};
-    j["covered"] = ranges;
-  }
+  if (!covered.empty()) j["covered"] = RangesJson(covered);
+  if (!sizes_seen.empty()) j["sizes_seen"] = RangesJson(sizes_seen);
   return j;
 }
 
@@ -257,11 +303,8 @@ Result<Calibration> Calibration::FromJson(const nlohmann::json& j) {
                s.at("tokens").get<double>(), s.at("trials").get<int>(),
                s.at("informative").get<int>()};
     c.source = j.at("source").get<std::string>();
-    if (j.contains("covered")) {
-      for (const auto& [name, range] : j.at("covered").items()) {
-        c.covered[name] = {range.at(0).get<double>(), range.at(1).get<double>()};
-      }
-    }
+    if (j.contains("covered")) c.covered = RangesFromJson(j.at("covered"));
+    if (j.contains("sizes_seen")) c.sizes_seen = RangesFromJson(j.at("sizes_seen"));
   } catch (const nlohmann::json::exception& e) {
     return Status::Corruption(std::string("not a calibration (made by an older preflight? rerun "
                                           "`preflight forecast --calibrate`): ") +
@@ -296,6 +339,7 @@ Result<Calibration> Fit(const std::vector<Example>& examples, const std::string&
   c.scale = ScaleOf(examples);
   c.source = source;
   c.covered = CoveredRanges(examples);
+  c.sizes_seen = SizesSeen(examples);
   return c;
 }
 
@@ -341,13 +385,47 @@ const std::vector<std::string>& CandidateSignals() {
 const std::vector<std::string>& CoverageSignals() {
   static const std::vector<std::string> kCoverage = [] {
     std::vector<std::string> v = CandidateSignals();
-    for (const char* more : {"byte_pair_coverage", "classifier_auc", "largest_source_kept",
-                             "top_cluster_gain"}) {
+    for (const char* more :
+         {"byte_pair_coverage", "classifier_auc", "largest_source_kept", "top_cluster_gain"}) {
       v.push_back(more);
     }
     return v;
   }();
   return kCoverage;
+}
+
+const std::vector<std::string>& SizeNames() {
+  static const std::vector<std::string> kSizes = {"pool_docs", "pool_bytes", "arm_docs",
+                                                  "arm_bytes"};
+  return kSizes;
+}
+
+std::map<std::string, double> CaseSizes(const nlohmann::json& inputs, const nlohmann::json& arms) {
+  // A field that is not a number leaves its size out (not known: not judged).
+  auto number = [](const nlohmann::json& o, const char* key) -> std::optional<double> {
+    if (!o.is_object() || !o.contains(key) || !o[key].is_number()) return std::nullopt;
+    return o[key].get<double>();
+  };
+  std::map<std::string, double> out;
+  double docs = 0, bytes = 0;
+  int pools = 0;
+  for (const nlohmann::json& in : inputs.is_array() ? inputs : nlohmann::json::array()) {
+    if (!in.is_object() || in.value("role", "") != "pool") continue;
+    const auto d = number(in, "docs"), b = number(in, "bytes");
+    if (!d || !b) return out;
+    docs += *d;
+    bytes += *b;
+    ++pools;
+  }
+  if (pools > 0) out = {{"pool_docs", docs}, {"pool_bytes", bytes}};
+  if (!arms.is_object() || !arms.contains("curated") || !arms.contains("random")) return out;
+  const auto ad = number(arms["curated"], "kept_docs"), bd = number(arms["random"], "kept_docs");
+  const auto ab = number(arms["curated"], "kept_bytes"), bb = number(arms["random"], "kept_bytes");
+  if (ad && bd && ab && bb) {
+    out["arm_docs"] = std::min(*ad, *bd);
+    out["arm_bytes"] = std::min(*ab, *bb);
+  }
+  return out;
 }
 
 const std::vector<std::string>& GainSignals() {
