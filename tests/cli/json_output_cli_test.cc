@@ -1,8 +1,8 @@
 // `--json` prints exactly one JSON document on stdout (issue 42, item 4): every subcommand that
-// `preflight --help` lists and has a --json flag, and the flag combinations that change what is
-// printed, on tiny inputs. The whole of stdout is parsed: nothing before or after the document
-// but whitespace. Where a command fails on bad input its stdout stays empty, except where it
-// promises a JSON answer for that case too (`ledger verify` of a damaged ledger).
+// `preflight --help` lists and has a --json flag (demo has none), and the flag combinations that
+// change what is printed, on tiny inputs. The whole of stdout is parsed: nothing before or after
+// the document but whitespace. Where a command fails on bad input its stdout stays empty, except
+// where it promises a JSON answer for that case too (`ledger verify` of a damaged ledger).
 
 #include <gtest/gtest.h>
 
@@ -130,6 +130,9 @@ TEST(JsonOutput, ForecastAndCalibrate) {
                                "/target.jsonl --selector dsir" + kTiny +
                                "--steps 12 --quiet --json";
   ExpectOneDocument(forecast + " --ledger " + dir + "/ledger.jsonl");
+  std::string loud = forecast;  // with its progress on stderr
+  loud.erase(loud.find("--quiet"), 7);
+  ExpectOneDocument(loud + " --ledger " + dir + "/ledger.jsonl");
   ExpectNothingOnStdout("forecast --pool " + dir + "/missing.jsonl --target-select " + dir +
                         "/target.jsonl --quiet --json --ledger " + dir + "/ledger.jsonl");
   // --calibrate on the committed calibration ledger, alone and then forecasting.
@@ -160,8 +163,11 @@ TEST(JsonOutput, TrialReportAndLedger) {
   const std::string inputs = TrialInputs(dir, 9);
   const std::string ledger = dir + "/ledger.jsonl";
   ExpectOneDocument("trial" + inputs + kTrial + "--json --out " + dir + "/trial");
-  // The same command again reuses the finished runs: one document still.
-  ExpectOneDocument("trial" + inputs + kTrial + "--json --out " + dir + "/trial");
+  // The same command again, with its progress (on stderr), reuses the finished runs: one
+  // document still.
+  std::string loud = kTrial;
+  loud.erase(loud.find("--quiet"), 7);
+  ExpectOneDocument("trial" + inputs + loud + "--json --out " + dir + "/trial");
   ExpectNothingOnStdout("trial" + inputs + kTrial + "--keep 2 --json --out " + dir + "/bad");
   ExpectOneDocument("report " + dir + "/trial --json");
   ExpectOneDocument("cost --gpus 8 --days 1 --saving-from " + dir + "/trial/result.json --json");
