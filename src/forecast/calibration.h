@@ -131,10 +131,13 @@ struct Calibration {
   // cover, or the forecast did not measure, is not judged): the calibration has not seen the
   // like of this case, so its verdict is never clear (Predict's strength; forecast.cc).
   std::vector<OutsideSignal> Outside(const std::map<std::string, SignalValue>& signals) const;
-  // The sizes of a case (SizeNames()) below kFarSmaller times the smallest its calibration saw:
-  // a pool or arms that small hold too little for the trials it was fitted on to say anything
-  // about it, so the verdict is never clear. A size the calibration did not record is not
-  // judged; a larger case is not judged either (its selection has more to choose from).
+  // The sizes of a case (SizeNames()) far smaller than the smallest its calibration saw: the
+  // pool's documents and bytes when both are below kFarSmaller times the smallest pool's, and
+  // likewise the smaller arm's. A pool or arm that small holds too little for the trials the
+  // calibration was fitted on to say anything about it, so the verdict is never clear. Fewer
+  // documents alone (a few long ones) or fewer bytes alone (many short ones) still give the
+  // signals something to measure. A size the calibration did not record is not judged; nor is
+  // a larger case (its selection has more to choose from).
   std::vector<OutsideSignal> FarSmaller(const std::map<std::string, double>& sizes) const;
 
   // How many residuals, nearest in x, a prediction uses.
@@ -176,8 +179,9 @@ const std::vector<std::string>& CoverageSignals();
 // text bytes (all its files), and the smaller arm's.
 const std::vector<std::string>& SizeNames();
 
-// A case this many times smaller than the smallest a calibration saw (or less) is "far smaller".
-inline constexpr double kFarSmaller = 0.5;
+// A size under this fraction of the smallest a calibration saw (an order of magnitude) is "far
+// smaller" (Calibration::FarSmaller).
+inline constexpr double kFarSmaller = 0.1;
 
 // The sizes of a case from its receipt's `inputs` (role "pool": summed) and the forecast's
 // evidence `arms` ({"curated": {"kept_docs", "kept_bytes"}, "random": ...}); a size either lacks

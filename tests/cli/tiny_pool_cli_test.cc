@@ -90,5 +90,28 @@ TEST(TinyPool, AThreeDocumentTrialSaysItIsFarSmallerAndIsNotClear) {
   EXPECT_NE(text.out.find("3 documents in the pool"), std::string::npos) << text.out;
 }
 
+// The tests' ordinary planted pool (60 documents) is not far smaller than what the default
+// calibration saw: its trial's forecast carries no caution.
+TEST(TinyPool, AnOrdinaryTestPoolHasNoCaution) {
+  const std::string dir = ScratchDir("ordinary_pool");
+  testing::WritePlantedTrial(dir, 19);
+  const CliResult r = RunCli(
+      "trial --pool " + dir + "/pool.jsonl --target-select " + dir +
+      "/target.jsonl --target-eval " + dir +
+      "/eval.jsonl --selector dsir --layers 1 --d-model 32 --heads 2 --context 32 --batch 8 "
+      "--threads 1 --eval-windows 16 --seeds 2 --steps 12 --eval-every 4 --quiet --json --ledger " +
+      dir + "/ledger.jsonl --out " + dir + "/trial");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json forecast = nlohmann::json::parse(r.out).at("forecast");
+  EXPECT_FALSE(forecast.contains("caution")) << forecast.dump();
+  EXPECT_FALSE(forecast.contains("far_smaller"));
+  for (const nlohmann::json& rec : testing::JsonLines(testing::ReadText(dir + "/ledger.jsonl"))) {
+    if (rec.at("hash") != forecast.at("receipt")) continue;
+    EXPECT_EQ(rec["result"]["coverage"]["far_smaller"], nlohmann::json::array());
+    EXPECT_EQ(rec["result"]["coverage"]["sizes_checked"], 4);
+    EXPECT_EQ(rec["result"]["reason"].get<std::string>().find("far smaller"), std::string::npos);
+  }
+}
+
 }  // namespace
 }  // namespace preflight

@@ -185,8 +185,9 @@ TEST(CaseSizes, ThePoolsFilesSummedAndTheSmallerArm) {
   EXPECT_TRUE(CaseSizes(nlohmann::json::array({{{"role", "pool"}, {"docs", 1}}}), nullptr).empty());
 }
 
-// A fit records the range of sizes its cases had; a case far smaller (below kFarSmaller times
-// the smallest) is named, and one as large as the smallest, or larger than any, is not.
+// A fit records the range of sizes its cases had; a pool (or arm) far smaller in both documents
+// and bytes (below kFarSmaller times the smallest) is named, and one smaller in only one of them,
+// as large as that, or larger than any, is not.
 TEST(SizesSeen, ACaseFarSmallerThanAnyTheCalibrationSawIsNamed) {
   std::vector<Example> ex = Battery();
   for (size_t i = 0; i < ex.size(); ++i) {
@@ -205,10 +206,12 @@ TEST(SizesSeen, ACaseFarSmallerThanAnyTheCalibrationSawIsNamed) {
   ASSERT_TRUE(back.ok());
   EXPECT_EQ(back->ToJson(), c->ToJson());
   EXPECT_TRUE(
-      c->FarSmaller(
-           {{"pool_docs", 100}, {"pool_bytes", 1e6}, {"arm_docs", 25}, {"arm_bytes", 2.5e5}})
-          .empty());  // half the smallest: not far smaller
+      c->FarSmaller({{"pool_docs", 20}, {"pool_bytes", 2e5}, {"arm_docs", 5}, {"arm_bytes", 5e4}})
+          .empty());  // a tenth of the smallest: not far smaller
   EXPECT_TRUE(c->FarSmaller({{"pool_docs", 1e6}, {"arm_docs", 1e5}}).empty());
+  EXPECT_TRUE(
+      c->FarSmaller({{"pool_docs", 3}, {"pool_bytes", 3e6}, {"arm_docs", 1}, {"arm_bytes", 8e5}})
+          .empty());  // a few long documents
   const auto tiny =
       c->FarSmaller({{"pool_docs", 3}, {"pool_bytes", 2000}, {"arm_docs", 1}, {"arm_bytes", 700}});
   ASSERT_EQ(tiny.size(), 4u);
@@ -216,6 +219,11 @@ TEST(SizesSeen, ACaseFarSmallerThanAnyTheCalibrationSawIsNamed) {
   EXPECT_DOUBLE_EQ(tiny[0].covered.lo, 200);
   EXPECT_EQ(tiny[3].signal, "arm_bytes");
   EXPECT_DOUBLE_EQ(tiny[3].covered.lo, 5e5);
+  // Arms far smaller in a pool that is not: the arms are named.
+  const auto arms =
+      c->FarSmaller({{"pool_docs", 300}, {"pool_bytes", 3e6}, {"arm_docs", 2}, {"arm_bytes", 900}});
+  ASSERT_EQ(arms.size(), 2u);
+  EXPECT_EQ(arms[0].signal, "arm_docs");
   // One example without sizes: nothing is recorded, so nothing is judged too small.
   ex[0].sizes.clear();
   auto unsized = Fit(ex, "byte_bigram_gain", "test");
@@ -225,13 +233,18 @@ TEST(SizesSeen, ACaseFarSmallerThanAnyTheCalibrationSawIsNamed) {
 }
 
 // The default calibration speaks to the demo's pools (data/brown/pools/cj.jsonl: 460 documents,
-// 5.5 MB of text; arms of a quarter of its bytes), and not to a pool of three documents.
+// 5.5 MB of text; arms of a quarter of its bytes) and to the tests' planted pools
+// (testing/planted.h: 60 documents of about 1.2 kB), not to a pool of three documents.
 TEST(SizesSeen, TheDefaultCalibrationSeesTheDemosPoolsButNotThreeDocuments) {
   const Calibration& d = DefaultCalibration();
   ASSERT_EQ(d.sizes_seen.size(), 4u);
   EXPECT_TRUE(
       d.FarSmaller(
            {{"pool_docs", 460}, {"pool_bytes", 5.48e6}, {"arm_docs", 110}, {"arm_bytes", 1.37e6}})
+          .empty());
+  EXPECT_TRUE(
+      d.FarSmaller(
+           {{"pool_docs", 60}, {"pool_bytes", 7.2e4}, {"arm_docs", 15}, {"arm_bytes", 1.8e4}})
           .empty());
   EXPECT_EQ(
       d.FarSmaller({{"pool_docs", 3}, {"pool_bytes", 3000}, {"arm_docs", 1}, {"arm_bytes", 1000}})
