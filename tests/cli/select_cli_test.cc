@@ -381,9 +381,8 @@ TEST_F(SelectBadInput, UnwritableOutputsFailBeforeAnyWork) {
   // A folder is a folder output (one kept file per pool file); one that holds other files is
   // never written into.
   ExpectCleanFailure(Select(dir_, pool, "", dir_ + "/in.folder"), dir_,
-                     dir_ +
-                         "/in.folder: --out names a folder that holds files other than a former "
-                         "selection's output");
+                     dir_ + "/in.folder: --out names a folder that holds files other than a former "
+                            "selection's output");
   EXPECT_EQ(ReadText(dir_ + "/in.folder/notes.txt"), "someone's file");
   ExpectCleanFailure(Select(dir_, pool, "", "/proc/kept.jsonl.zst"), dir_,
                      "/proc/kept.jsonl.zst: cannot write output");

@@ -44,8 +44,8 @@ std::string MakePool(const std::string& dir, bool plain = false) {
 
 std::string SelectArgs(const std::string& dir, const std::string& out,
                        const std::string& selector = "dsir") {
-  return "select --pool " + dir + "/pool --target " + dir + "/target.jsonl --selector " + selector +
-         " --threads 1 --seed 4 --out " + dir + "/" + out + " --ledger " + dir +
+  return "select --pool " + dir + "/pool --target " + dir + "/target.jsonl --selector " +
+         selector + " --threads 1 --seed 4 --out " + dir + "/" + out + " --ledger " + dir +
          "/ledger.jsonl --quiet --json";
 }
 
@@ -66,12 +66,11 @@ TEST(SelectResume, AKilledSelectionResumesToTheBytesOfAnUninterruptedRun) {
     EXPECT_EQ(Passes(dir, ref), selector == "dsir" ? 3 : 4);  // pool, (negatives,) score, write
     // Killed once a shard's scores are saved, and once a piece is written (the classifier, whose
     // training dominates its time, once).
-    const std::vector<std::string> marks = selector == "dsir"
-                                               ? std::vector<std::string>{"score-3", "piece-5"}
-                                               : std::vector<std::string>{"piece-5"};
+    const std::vector<std::string> marks =
+        selector == "dsir" ? std::vector<std::string>{"score-3", "piece-5"}
+                           : std::vector<std::string>{"piece-5"};
     for (const std::string& mark : marks) {
-      testing::KillCliOnceExists(SelectArgs(dir, out, selector),
-                                 dir + "/" + out + ".partial/" + mark);
+      testing::KillCliOnceExists(SelectArgs(dir, out, selector), dir + "/" + out + ".partial/" + mark);
       const bool killed_midway = Exists(dir + "/" + out + ".partial");
       // An output never lacks its manifest; a kill between naming the two leaves the work
       // folder, which the rerun finishes from.
