@@ -394,8 +394,8 @@ const std::vector<std::string>& CandidateSignals() {
 const std::vector<std::string>& CoverageSignals() {
   static const std::vector<std::string> kCoverage = [] {
     std::vector<std::string> v = CandidateSignals();
-    for (const char* more :
-         {"byte_pair_coverage", "classifier_auc", "largest_source_kept", "top_cluster_gain"}) {
+    for (const char* more : {"byte_pair_coverage", "classifier_auc", "largest_source_kept",
+                             "top_cluster_gain"}) {
       v.push_back(more);
     }
     return v;

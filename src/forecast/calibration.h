@@ -97,9 +97,8 @@ struct Prediction {
   double expected = 0;                // the expected net saving of curating
   double decision_cost = 0;           // the forecast's cost the decision weighed
   bool scale_matches = true;
-  std::string verdict;  // curate | random | uncertain
-  std::string
-      strength;  // clear: curate at p >= 0.9, random at p <= 0.1, uncertain at either | weak
+  std::string verdict;   // curate | random | uncertain
+  std::string strength;  // clear: curate at p >= 0.9, random at p <= 0.1, uncertain at either | weak
   // The signals outside what the calibration covered (Calibration::Outside); any makes it weak.
   std::vector<OutsideSignal> outside;
   // The case's sizes far below the smallest its calibration saw (Calibration::FarSmaller); any

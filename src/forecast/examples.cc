@@ -18,11 +18,13 @@ struct ForecastFacts {
 // The forecast receipts by their hash, and (`remeasured`) by the hash of the trial they
 // re-measure (forecast.h `remeasures`; the latest such receipt of a trial).
 std::map<std::string, ForecastFacts> ForecastsByHash(
-    const std::vector<nlohmann::json>& receipts, std::map<std::string, ForecastFacts>* remeasured) {
+    const std::vector<nlohmann::json>& receipts,
+    std::map<std::string, ForecastFacts>* remeasured) {
   std::map<std::string, ForecastFacts> forecasts;
   for (const auto& r : receipts) {
     if (r.value("kind", "") != "forecast" || !r.contains("result")) continue;
-    const std::string trial = r.value("config", nlohmann::json::object()).value("remeasures", "");
+    const std::string trial =
+        r.value("config", nlohmann::json::object()).value("remeasures", "");
     ForecastFacts& f = trial.empty() ? forecasts[r.value("hash", "")] : (*remeasured)[trial];
     f = ForecastFacts{};
     const auto& result = r["result"];

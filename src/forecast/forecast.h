@@ -25,9 +25,9 @@
 #include <vector>
 
 #include "base/status.h"
-#include "engine/config.h"
 #include "forecast/calibration.h"
 #include "forecast/signals.h"
+#include "engine/config.h"
 #include "select/prepared.h"
 #include "trial/plan.h"
 
