@@ -11,6 +11,7 @@ tests/trainer_torch (bench/engine/README.md, "How closely they agree").
 Data: the trainer tests' fixture unless --data/--eval name JSONL files.
 """
 import argparse
+import importlib.util
 import json
 import os
 import shutil
@@ -22,6 +23,15 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(ROOT, "src", "trainer", "torch"))
+# It compares the engine with PyTorch (/usr/bin/python3's, as the trainer launches it); the
+# engine's reader below needs numpy in this interpreter. Without them there is nothing to
+# compare: it stops as CTest's "skipped" (exit 77), as train_bench.py does.
+if importlib.util.find_spec("numpy") is None or subprocess.run(
+        ["/usr/bin/python3", "-c", "import torch"], capture_output=True).returncode:
+    print("trainer_agreement: skipped: no torch in /usr/bin/python3, or no numpy in %s: the peer this bench "
+          "compares with (python3-torch: scripts/install-deps.sh --tests)" % sys.executable,
+          file=sys.stderr)
+    sys.exit(77)
 import engine  # noqa: E402
 
 

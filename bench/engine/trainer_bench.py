@@ -14,6 +14,7 @@ as a launch by preflight gets them (train_bench.py compares a BLIS-linked torch 
 on a shared machine are noisy: quote the load averages printed with them.
 """
 import argparse
+import importlib.util
 import json
 import os
 import shutil
@@ -28,6 +29,15 @@ TORCH_DIR = os.path.join(ROOT, "src", "trainer", "torch")
 sys.dont_write_bytecode = True
 sys.path.insert(0, HERE)
 sys.path.insert(0, TORCH_DIR)
+# It compares the engine with PyTorch (/usr/bin/python3's, as the trainer launches it); the
+# engine's reader below needs numpy in this interpreter. Without them there is nothing to
+# compare: it stops as CTest's "skipped" (exit 77), as train_bench.py does.
+if importlib.util.find_spec("numpy") is None or subprocess.run(
+        ["/usr/bin/python3", "-c", "import torch"], capture_output=True).returncode:
+    print("trainer_bench: skipped: no torch in /usr/bin/python3, or no numpy in %s: the peer this bench "
+          "compares with (python3-torch: scripts/install-deps.sh --tests)" % sys.executable,
+          file=sys.stderr)
+    sys.exit(77)
 import engine  # noqa: E402
 from train_bench import load, passive_env  # noqa: E402
 

@@ -13,20 +13,37 @@
 # commit, machine, load average before and after, wall time) go to WORK_DIR. The base system is
 # kept in WORK_DIR/base and copied afresh for each run, so a rerun does not download it again
 # (delete WORK_DIR to start over); its packages are never part of the time.
+#
+#   bench/frontdoor/bare-machine.sh --dry-run [REPO] [WORK_DIR]
+# checks what the run needs (root, debootstrap, the commit to clone) and prints the steps it would
+# time, building nothing (CI's smoke test of this script; exit 77, CTest's "skipped", where a
+# prerequisite is missing, naming it).
 set -euo pipefail
+dry=0
+if [[ "${1:-}" == "--dry-run" ]]; then
+  dry=1
+  shift
+fi
 here=$(cd "$(dirname "$0")" && pwd)
 repo=${1:-$(git -C "$here" rev-parse --show-toplevel)}
 work=${2:-/var/tmp/preflight-frontdoor}
 mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+missing=$((dry ? 77 : 2))
 
 if [[ $(id -u) -ne 0 ]]; then
   echo "bare-machine: run as root (debootstrap and chroot need it)" >&2
-  exit 2
+  exit $missing
 fi
 command -v debootstrap >/dev/null || {
   echo "bare-machine: apt-get install debootstrap first" >&2
-  exit 2
+  exit $missing
 }
+if ((dry)); then
+  echo "bare-machine (dry run): would time, in a chroot of Debian 12 minbase ($mirror) under $work:"
+  echo "  git clone $repo  (commit $(git -C "$repo" rev-parse --short HEAD))"
+  echo "  apt-get update && ./scripts/setup.sh && ./build/preflight demo"
+  exit 0
+fi
 
 mkdir -p "$work"
 if [[ ! -f $work/base/etc/debian_version ]]; then

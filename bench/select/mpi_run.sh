@@ -3,16 +3,35 @@
 # one process and by mpirun -np 2 (one thread per rank), and per rank and phase the bytes sent and
 # wall seconds (the manifest's cost.mpi block). Every run's output is checked to be the same bytes.
 # Usage: bench/select/mpi_run.sh [POOL_MB=1100] [BUILD=build]
+#        bench/select/mpi_run.sh --dry-run [BUILD]   one tiny round, a 1 MB pool in the temporary
+#                                                    folder (CI's smoke test of this script)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
+dry=0
+if [[ "${1:-}" == "--dry-run" ]]; then
+  dry=1
+  shift
+  set -- 1 "$@"
+fi
 pool_mb=${1:-1100}
 build=${2:-$root/build}
 bin=$build/preflight
-pool=$root/data/bench/pool-${pool_mb}mb.jsonl
-target=$root/data/brown/targets/cj.select.jsonl
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-mkdir -p "$root/data/bench"
+data=$root/data/bench
+((dry)) && data=$out
+pool=$data/pool-${pool_mb}mb.jsonl
+target=$root/data/brown/targets/cj.select.jsonl
+skip() {
+  echo "bench/select/mpi_run.sh: skipped: $*" >&2
+  exit 77
+}
+[[ -f $root/data/brown/brown.jsonl && -f $target ]] ||
+  skip "no Brown corpus in $root/data/brown (scripts/setup.sh makes it)"
+command -v mpirun >/dev/null || skip "no mpirun, the peer it compares with (openmpi-bin)"
+grep -qx 'PREFLIGHT_MPI:BOOL=ON' "$build/CMakeCache.txt" 2>/dev/null ||
+  skip "$bin was built without MPI (libopenmpi-dev, then scripts/build.sh)"
+mkdir -p "$data"
 [[ -f $pool ]] || python3 "$root/bench/select/make_pool.py" "$root/data/brown/brown.jsonl" "$pool" "$pool_mb"
 # --bind-to none: OpenMPI binds each rank to one core by default, which would also pin the
 # threads of a multi-threaded rank to that core.

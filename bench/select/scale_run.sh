@@ -25,6 +25,10 @@ bin=${PREFLIGHT_BIN:-$root/build/preflight}
 target=$root/data/brown/targets/cj.select.jsonl
 data=${PREFLIGHT_BENCH_DATA:-$root/data/bench}
 pool=$data/shards-${total_gb}g-$shards
+if [[ ! -f $root/data/brown/brown.jsonl || ! -f $target ]]; then
+  echo "bench/select/scale_run.sh: skipped: no Brown corpus in $root/data/brown (scripts/setup.sh makes it)" >&2
+  exit 77
+fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/preflight-scale.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$data"
@@ -74,5 +78,5 @@ done
 # The plain-Python reference (one process) on the first PY_MB of the same text.
 zstd -dc "$pool/part-00000.jsonl.zst" 2>/dev/null | head -c $((py_mb * 1000000)) |
   sed '$d' >"$work/slice.jsonl"
-python3 "$root/bench/select/dsir_reference.py" "$work/slice.jsonl" "$target" "$py_mb" |
+/usr/bin/python3 "$root/bench/select/dsir_reference.py" "$work/slice.jsonl" "$target" "$py_mb" |
   python3 -c "import json,sys; r=json.load(sys.stdin); print(f\"{'Python reference DSIR, 1 process':34s} {r['mb_per_s_per_core']:36.2f} MB/s per core (scoring a {r['pool_mb']:.0f} MB slice)\")"

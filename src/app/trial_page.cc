@@ -162,15 +162,22 @@ nlohmann::json ForecastUnderTestJson(const TrialJob& job) {
   if (job.forecast) {
     const forecast::Prediction& p = job.forecast->outcome.prediction;
     const trial::Saving& s = job.outcome.trial.comparisons.front().saving;
-    return {{"receipt", job.forecast->receipt_hash},
-            {"verdict", p.verdict},
-            {"predicted_saving", p.saving},
-            {"interval", {p.lo, p.hi}},
-            {"strength", p.strength},
-            {"signals", job.forecast->outcome.signals},
-            {"core_seconds", job.forecast->outcome.core_seconds},
-            {"fraction_of_trial", job.forecast->outcome.fraction_of_trial},
-            {"correct", ForecastCorrect(p.verdict, s.net, s.caught_up)}};
+    nlohmann::json f = {{"receipt", job.forecast->receipt_hash},
+                        {"verdict", p.verdict},
+                        {"predicted_saving", p.saving},
+                        {"interval", {p.lo, p.hi}},
+                        {"strength", p.strength},
+                        {"signals", job.forecast->outcome.signals},
+                        {"core_seconds", job.forecast->outcome.core_seconds},
+                        {"fraction_of_trial", job.forecast->outcome.fraction_of_trial},
+                        {"correct", ForecastCorrect(p.verdict, s.net, s.caught_up)}};
+    // A case too small for the calibration to speak to (its receipt's coverage says so).
+    const nlohmann::json& made = job.forecast->outcome.result;
+    if (const std::string note = forecast::FarSmallerNoteOf(made); !note.empty()) {
+      f["far_smaller"] = made["coverage"]["far_smaller"];
+      f["caution"] = note;
+    }
+    return f;
   }
   if (job.recorded_forecast.is_object() && job.recorded_forecast.contains("verdict")) {
     return job.recorded_forecast;  // a loaded trial: as result.json recorded it

@@ -80,6 +80,8 @@ std::string DataTrialText(const TrialJob& job) {
     out += fmt::format(
         "  forecast (made before)     {}, predicted {:+.1f}%: {}\n", p.verdict, 100 * p.saving,
         correct.is_null() ? "an abstention" : (correct.get<bool>() ? "right" : "wrong"));
+    const std::string note = forecast::FarSmallerNoteOf(job.forecast->outcome.result);
+    if (!note.empty()) out += "  forecast's caution         " + note + "\n";
   }
   if (job.outcome.regime) out += narrate::RegimeNumbersText(*job.outcome.regime);
   return out;

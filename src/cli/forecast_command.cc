@@ -37,7 +37,9 @@ int RunForecast(int argc, char** argv) {
            "the signal whose out-of-corpus misses are smallest), prints the leave-one-corpus-\n"
            "out figures (accuracy on clear cases, abstentions, interval coverage, compute\n"
            "against always-curate and always-random, each signal alone), and saves the fit\n"
-           "beside the ledger for later forecasts (--no-save: only report).\n\n"
+           "beside the ledger for later forecasts (--no-save: only report). With --pool too,\n"
+           "it then forecasts; under --json the forecast's document holds the calibration's\n"
+           "figures under \"calibrated\" (their text goes to stderr).\n\n"
            "Example:\n  preflight forecast --pool data/brown/pools/cj.jsonl \\\n"
            "      --target-select data/brown/targets/cj.select.jsonl --selector dsir \\\n"
            "      --model tiny --steps 300");
@@ -80,6 +82,9 @@ int RunForecast(int argc, char** argv) {
   app.add_flag("--quiet", quiet, "no progress on stderr");
   if (int code = Parse(app, argc, argv); code >= 0) return code;
 
+  // With --calibrate and --pool under --json, the one document is the forecast's with the
+  // calibration's figures under "calibrated"; their text goes to stderr.
+  nlohmann::json calibrated = nullptr;
   if (calibrate) {
     auto fit = app::RunCalibrateJob(ledger_path, !no_save);
     if (!fit.ok()) return Fail("forecast", fit.status());
@@ -91,7 +96,8 @@ int RunForecast(int argc, char** argv) {
       }
       return 0;
     }
-    std::printf("%s", app::CalibrateText(*fit).c_str());
+    std::fputs(app::CalibrateText(*fit).c_str(), json ? stderr : stdout);
+    if (json) calibrated = app::CalibrateJson(*fit);
   }
   if (c.pool.empty() || c.target_select.empty()) {
     return Fail("forecast", Status::InvalidArgument("--pool and --target-select are required "
@@ -109,7 +115,9 @@ int RunForecast(int argc, char** argv) {
   });
   if (!job.ok()) return Fail("forecast", job.status());
   if (json) {
-    EmitJson(app::ForecastJson(*job));
+    nlohmann::json doc = app::ForecastJson(*job);
+    if (!calibrated.is_null()) doc["calibrated"] = std::move(calibrated);
+    EmitJson(doc);
   } else {
     std::printf("%s", app::ForecastText(*job).c_str());
   }

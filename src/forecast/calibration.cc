@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <set>
 #include <tuple>
 #include <utility>
@@ -132,6 +133,33 @@ std::map<std::string, Covered> CoveredRanges(const std::vector<Example>& example
   return out;
 }
 
+// The range of each of SizeNames() that every example carried.
+std::map<std::string, Covered> SizesSeen(const std::vector<Example>& examples) {
+  std::map<std::string, Covered> out;
+  for (const std::string& name : SizeNames()) {
+    Covered range;
+    bool first = true, everywhere = !examples.empty();
+    for (const Example& e : examples) {
+      auto it = e.sizes.find(name);
+      if (it == e.sizes.end()) {
+        everywhere = false;
+        break;
+      }
+      range = first ? Covered{it->second, it->second}
+                    : Covered{std::min(range.lo, it->second), std::max(range.hi, it->second)};
+      first = false;
+    }
+    if (everywhere) out[name] = range;
+  }
+  return out;
+}
+
+nlohmann::json RangesJson(const std::map<std::string, Covered>& ranges) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [name, range] : ranges) j[name] = {range.lo, range.hi};
+  return j;
+}
+
 }  // namespace
 
 int Calibration::Neighbours() const {
@@ -210,6 +238,27 @@ std::vector<OutsideSignal> Calibration::Outside(
   return out;
 }
 
+std::vector<OutsideSignal> Calibration::FarSmaller(
+    const std::map<std::string, double>& sizes) const {
+  std::vector<OutsideSignal> out;
+  for (const std::string& of : {"pool", "arm"}) {
+    std::vector<OutsideSignal> smaller;
+    bool all = true;
+    for (const std::string& name : {of + "_docs", of + "_bytes"}) {
+      auto seen = sizes_seen.find(name);
+      auto it = sizes.find(name);
+      if (seen == sizes_seen.end() || it == sizes.end()) continue;  // not judged
+      if (it->second < kFarSmaller * seen->second.lo) {
+        smaller.push_back({name, it->second, seen->second});
+      } else {
+        all = false;
+      }
+    }
+    if (all) out.insert(out.end(), smaller.begin(), smaller.end());
+  }
+  return out;
+}
+
 nlohmann::json ScaleToJson(const PilotScale& s) {
   return {{"model", s.model},
           {"steps", s.steps},
@@ -225,11 +274,8 @@ nlohmann::json Calibration::ToJson() const {
   nlohmann::json j = {{"signal", signal},    {"form", "anchored_monotone"}, {"curve", knots},
                       {"residuals", misses}, {"neighbours", Neighbours()},  {"examples", examples},
                       {"groups", groups},    {"scale", ScaleToJson(scale)}, {"source", source}};
-  if (!covered.empty()) {
-    nlohmann::json ranges = nlohmann::json::object();
-    for (const auto& [name, range] : covered) ranges[name] = {range.lo, range.hi};
-    j["covered"] = ranges;
-  }
+  if (!covered.empty()) j["covered"] = RangesJson(covered);
+  if (!sizes_seen.empty()) j["sizes_seen"] = RangesJson(sizes_seen);
   return j;
 }
 
@@ -252,6 +298,20 @@ Result<std::vector<std::pair<double, double>>> NumberPairs(const JsonReader& r,
   for (const JsonReader& item : items) {
     PF_ASSIGN_OR_RETURN(auto pair, NumberPair(item));
     out.push_back(pair);
+  }
+  return out;
+}
+
+// An optional object of named [lo, hi] ranges (the signals covered, the sizes seen).
+Result<std::map<std::string, Covered>> Ranges(const JsonReader& r, std::string_view key) {
+  std::map<std::string, Covered> out;
+  if (!r.Has(key)) return out;
+  PF_ASSIGN_OR_RETURN(JsonReader field, r.Field(key));
+  if (!field.node().is_object()) return field.Error("expected an object of ranges");
+  for (const auto& [name, range] : field.node().items()) {
+    PF_ASSIGN_OR_RETURN(auto lo_hi,
+                        NumberPair(JsonReader(range, r.file(), field.path() + "." + name)));
+    out[name] = {lo_hi.first, lo_hi.second};
   }
   return out;
 }
@@ -289,15 +349,8 @@ Result<Calibration> ReadCalibration(const JsonReader& r) {
   PF_ASSIGN_OR_RETURN(JsonReader scale, r.Field("scale"));
   PF_ASSIGN_OR_RETURN(c.scale, ScaleFromJson(scale));
   PF_ASSIGN_OR_RETURN(c.source, r.String("source"));
-  if (r.Has("covered")) {
-    PF_ASSIGN_OR_RETURN(JsonReader covered, r.Field("covered"));
-    if (!covered.node().is_object()) return covered.Error("expected an object of ranges");
-    for (const auto& [name, range] : covered.node().items()) {
-      PF_ASSIGN_OR_RETURN(auto lo_hi,
-                          NumberPair(JsonReader(range, r.file(), covered.path() + "." + name)));
-      c.covered[name] = {lo_hi.first, lo_hi.second};
-    }
-  }
+  PF_ASSIGN_OR_RETURN(c.covered, Ranges(r, "covered"));
+  PF_ASSIGN_OR_RETURN(c.sizes_seen, Ranges(r, "sizes_seen"));
   return c;
 }
 
@@ -337,6 +390,7 @@ Result<Calibration> Fit(const std::vector<Example>& examples, const std::string&
   c.scale = ScaleOf(examples);
   c.source = source;
   c.covered = CoveredRanges(examples);
+  c.sizes_seen = SizesSeen(examples);
   return c;
 }
 
@@ -389,6 +443,40 @@ const std::vector<std::string>& CoverageSignals() {
     return v;
   }();
   return kCoverage;
+}
+
+const std::vector<std::string>& SizeNames() {
+  static const std::vector<std::string> kSizes = {"pool_docs", "pool_bytes", "arm_docs",
+                                                  "arm_bytes"};
+  return kSizes;
+}
+
+std::map<std::string, double> CaseSizes(const nlohmann::json& inputs, const nlohmann::json& arms) {
+  // A field that is not a number leaves its size out (not known: not judged).
+  auto number = [](const nlohmann::json& o, const char* key) -> std::optional<double> {
+    if (!o.is_object() || !o.contains(key) || !o[key].is_number()) return std::nullopt;
+    return o[key].get<double>();
+  };
+  std::map<std::string, double> out;
+  double docs = 0, bytes = 0;
+  int pools = 0;
+  for (const nlohmann::json& in : inputs.is_array() ? inputs : nlohmann::json::array()) {
+    if (!in.is_object() || in.value("role", "") != "pool") continue;
+    const auto d = number(in, "docs"), b = number(in, "bytes");
+    if (!d || !b) return out;
+    docs += *d;
+    bytes += *b;
+    ++pools;
+  }
+  if (pools > 0) out = {{"pool_docs", docs}, {"pool_bytes", bytes}};
+  if (!arms.is_object() || !arms.contains("curated") || !arms.contains("random")) return out;
+  const auto ad = number(arms["curated"], "kept_docs"), bd = number(arms["random"], "kept_docs");
+  const auto ab = number(arms["curated"], "kept_bytes"), bb = number(arms["random"], "kept_bytes");
+  if (ad && bd && ab && bb) {
+    out["arm_docs"] = std::min(*ad, *bd);
+    out["arm_bytes"] = std::min(*ab, *bb);
+  }
+  return out;
 }
 
 const std::vector<std::string>& GainSignals() {

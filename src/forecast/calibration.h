@@ -73,6 +73,9 @@ struct Example {
   double forecast_cost = 0;  // the forecast's cost as a fraction of the trial's compute
   int seeds = 4;             // runs per arm of the trial
   PilotScale scale;          // the trial's (trials = 1, informative = 0 or 1)
+  // SizeNames(): what the case held (its forecast receipt's pool inputs and arms); a size the
+  // receipt does not carry is absent.
+  std::map<std::string, double> sizes;
   double Label() const { return net ? *net : -1.0; }  // never caught up: see above
 };
 
@@ -98,6 +101,9 @@ struct Prediction {
   std::string strength;  // clear: curate at p >= 0.9, random at p <= 0.1, uncertain at either | weak
   // The signals outside what the calibration covered (Calibration::Outside); any makes it weak.
   std::vector<OutsideSignal> outside;
+  // The case's sizes far below the smallest its calibration saw (Calibration::FarSmaller); any
+  // makes it weak (forecast.cc).
+  std::vector<OutsideSignal> far_smaller;
 };
 
 // An example's miss by the curve fitted without its group, at its signal x.
@@ -116,11 +122,22 @@ struct Calibration {
   // Per signal of CoverageSignals() measured on every example: the range the examples covered.
   // Empty for a calibration saved before 2026-12-05 (nothing can then be said to be outside).
   std::map<std::string, Covered> covered;
+  // Per size of SizeNames() that every example carried: the range of the cases it was fitted on.
+  // Empty for a calibration saved without it (nothing can then be said to be too small).
+  std::map<std::string, Covered> sizes_seen;
 
   // The forecast's signals that lie outside the covered ranges (a signal the calibration did not
   // cover, or the forecast did not measure, is not judged): the calibration has not seen the
   // like of this case, so its verdict is never clear (Predict's strength; forecast.cc).
   std::vector<OutsideSignal> Outside(const std::map<std::string, SignalValue>& signals) const;
+  // The sizes of a case (SizeNames()) far smaller than the smallest its calibration saw: the
+  // pool's documents and bytes when both are below kFarSmaller times the smallest pool's, and
+  // likewise the smaller arm's. A pool or arm that small holds too little for the trials the
+  // calibration was fitted on to say anything about it, so the verdict is never clear. Fewer
+  // documents alone (a few long ones) or fewer bytes alone (many short ones) still give the
+  // signals something to measure. A size the calibration did not record is not judged; nor is
+  // a larger case (its selection has more to choose from).
+  std::vector<OutsideSignal> FarSmaller(const std::map<std::string, double>& sizes) const;
 
   // How many residuals, nearest in x, a prediction uses.
   int Neighbours() const;
@@ -158,6 +175,19 @@ const std::vector<std::string>& CandidateSignals();
 // and the signals that say what kind of case a target is (how much of its byte pairs the pool
 // holds, how separable it is, how concentrated the curated quarter is).
 const std::vector<std::string>& CoverageSignals();
+
+// The sizes of a case a calibration records (Calibration::sizes_seen): the pool's documents and
+// text bytes (all its files), and the smaller arm's.
+const std::vector<std::string>& SizeNames();
+
+// A size under this fraction of the smallest a calibration saw (an order of magnitude) is "far
+// smaller" (Calibration::FarSmaller).
+inline constexpr double kFarSmaller = 0.1;
+
+// The sizes of a case from its receipt's `inputs` (role "pool": summed) and the forecast's
+// evidence `arms` ({"curated": {"kept_docs", "kept_bytes"}, "random": ...}); a size either lacks
+// is absent.
+std::map<std::string, double> CaseSizes(const nlohmann::json& inputs, const nlohmann::json& arms);
 
 // Every gain signal, the candidates first: what the held-out figures report alone ("the signals
 // that lost"), those without an interval included.

@@ -7,8 +7,8 @@ namespace preflight::forecast {
 
 Calibration DefaultCalibration() {
   // `preflight forecast --calibrate --ledger L` on bench/calibration/'s ledger (the batteries'
-  // trials and their re-measured signals): the JSON it saves, to 6 significant digits
-  // (bench/calibration/README.md has the runs, doc/forecast.md their figures).
+  // trials and their re-measured signals): the JSON it saves, to 6 significant digits, the sizes
+  // whole (bench/calibration/README.md has the runs, doc/forecast.md their figures).
   static const char* kFit = R"json(
     {"covered": {"byte_bigram_gain": [-0.454537, 0.464291],
     "byte_pair_coverage": [0.461158, 0.999987],
@@ -83,6 +83,8 @@ Calibration DefaultCalibration() {
     "scale": {"informative": 13, "model": "tiny", "steps": 300,
     "tokens": 307200.0, "trials": 126},
     "signal": "xfit_bigram_gain",
+    "sizes_seen": {"arm_bytes": [387718, 3772215], "arm_docs": [49, 478],
+    "pool_bytes": [1548074, 15069707], "pool_docs": [192, 1839]},
     "source": "default: calibration; hold-out and supply batteries; 126 targets (18 hold-out targets set aside); 22 groups; tiny/300"}
 )json";
   static const Calibration kDefault = Calibration::FromJson(nlohmann::json::parse(kFit)).value();

@@ -12,6 +12,7 @@ struct ForecastFacts {
   std::map<std::string, SignalValue> signals;
   std::string group;
   double cost = 0;
+  std::map<std::string, double> sizes;  // CaseSizes of its inputs and arms
 };
 
 // The forecast receipts by their hash, and (`remeasured`) by the hash of the trial they
@@ -33,6 +34,9 @@ std::map<std::string, ForecastFacts> ForecastsByHash(
     }
     f.group = r.value("config", nlohmann::json::object()).value("group", "");
     f.cost = result.value("cost", nlohmann::json::object()).value("fraction_of_trial", 0.0);
+    f.sizes = CaseSizes(
+        r.value("inputs", nlohmann::json::array()),
+        result.value("evidence", nlohmann::json::object()).value("arms", nlohmann::json::object()));
   }
   return forecasts;
 }
@@ -70,6 +74,7 @@ std::vector<Example> ExamplesFromReceipts(const std::vector<nlohmann::json>& rec
     e.group = it->second.group;
     e.signals = it->second.signals;
     e.forecast_cost = it->second.cost;
+    e.sizes = it->second.sizes;
     // Signals measured again later on the same inputs (forecast.h `remeasures`): they join the
     // trial's own (the same signal: the later value), and the forecast's cost is the later one's.
     if (auto again = remeasured.find(r.value("hash", "")); again != remeasured.end()) {

@@ -271,18 +271,24 @@ nlohmann::json CoverageJson(const Calibration& cal, const Prediction& p) {
         {{"signal", o.signal}, {"value", o.value}, {"covered", {o.covered.lo, o.covered.hi}}});
   }
   return {{"checked", cal.covered.size()},
-          {"inside", !cal.covered.empty() && p.outside.empty()},
-          {"outside", outside}};
+          {"inside", !cal.covered.empty() && p.outside.empty() && p.far_smaller.empty()},
+          {"outside", outside},
+          {"sizes_checked", cal.sizes_seen.size()},
+          {"far_smaller", FarSmallerJson(p.far_smaller)}};
 }
 
 // The prediction from the calibration's signal, weighing the forecast's own cost; the reason in
 // words.
-Result<std::string> Decide(const ForecastConfig& c, const Measured& m, ForecastOutcome& out) {
+// `sizes`: the case's (CaseSizes), checked against what the calibration saw.
+Result<std::string> Decide(const ForecastConfig& c, const Measured& m,
+                           const std::map<std::string, double>& sizes, ForecastOutcome& out) {
   for (const auto& [name, x] : m.signals) out.signals[name] = SignalToJson(x);
   const Calibration& cal = c.calibration;
   const bool same_scale = cal.scale.Matches(c.model_name, c.steps);
   PF_ASSIGN_OR_RETURN(out.prediction,
                       cal.PredictFrom(m.signals, out.fraction_of_trial, same_scale));
+  out.prediction.far_smaller = cal.FarSmaller(sizes);
+  if (!out.prediction.far_smaller.empty()) out.prediction.strength = "weak";
   const auto chosen = m.signals.find(cal.signal);
   std::string reason = fmt::format(
       "{} = {:.4f} on a monotone curve fitted on {} trials ({} corpus groups); chance that "
@@ -299,6 +305,10 @@ Result<std::string> Decide(const ForecastConfig& c, const Measured& m, ForecastO
         x.lo, x.hi);
   }
   reason += OutsideReason(cal, out.prediction);
+  if (const std::string note = FarSmallerNote(cal.examples, out.prediction.far_smaller);
+      !note.empty()) {
+    reason += "; " + note;
+  }
   if (!same_scale) {
     reason +=
         fmt::format("; calibrated at {}/{} steps, asked about {}/{}: interval widened twofold",
@@ -335,6 +345,59 @@ void FillResult(const ForecastConfig& c, const std::string& reason, ForecastOutc
 
 }  // namespace
 
+std::string FarSmallerNote(int calibration_examples, const std::vector<OutsideSignal>& smaller) {
+  if (smaller.empty()) return "";
+  const std::map<std::string, std::string> words = {{"pool_docs", "document{} in the pool"},
+                                                    {"pool_bytes", "byte{} in the pool"},
+                                                    {"arm_docs", "document{} in an arm"},
+                                                    {"arm_bytes", "byte{} in an arm"}};
+  std::string list;
+  for (const OutsideSignal& o : smaller) {
+    auto it = words.find(o.signal);
+    const std::string what = it == words.end()
+                                 ? o.signal
+                                 : fmt::format(fmt::runtime(it->second), o.value == 1 ? "" : "s");
+    list += fmt::format("{}{:.0f} {} (smallest seen {:.0f})", list.empty() ? "" : ", ", o.value,
+                        what, o.covered.lo);
+  }
+  return fmt::format(
+      "far smaller than anything the calibration's {} trials saw: {}: too little to learn from "
+      "for what they measured to say anything about this case, so the verdict is not clear",
+      calibration_examples, list);
+}
+
+nlohmann::json FarSmallerJson(const std::vector<OutsideSignal>& smaller) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const OutsideSignal& o : smaller) {
+    out.push_back({{"size", o.signal}, {"value", o.value}, {"smallest_seen", o.covered.lo}});
+  }
+  return out;
+}
+
+std::string FarSmallerNoteOf(const nlohmann::json& result) {
+  if (!result.is_object() || !result.contains("coverage") || !result.contains("calibration")) {
+    return "";
+  }
+  const nlohmann::json& coverage = result["coverage"];
+  const nlohmann::json& calibration = result["calibration"];
+  if (!coverage.is_object() || !coverage.contains("far_smaller") ||
+      !coverage["far_smaller"].is_array() || !calibration.is_object() ||
+      !calibration.contains("examples") || !calibration["examples"].is_number_integer()) {
+    return "";
+  }
+  std::vector<OutsideSignal> smaller;
+  for (const nlohmann::json& s : coverage["far_smaller"]) {
+    if (!s.is_object() || !s.contains("size") || !s["size"].is_string() || !s.contains("value") ||
+        !s["value"].is_number() || !s.contains("smallest_seen") ||
+        !s["smallest_seen"].is_number()) {
+      continue;
+    }
+    const double lo = s["smallest_seen"].get<double>();
+    smaller.push_back({s["size"].get<std::string>(), s["value"].get<double>(), {lo, lo}});
+  }
+  return FarSmallerNote(calibration["examples"].get<int>(), smaller);
+}
+
 Result<ForecastOutcome> ForecastOnArms(const ForecastConfig& c, const ForecastArms& arms,
                                        const std::function<void(const std::string&)>& progress) {
   PF_RETURN_IF_ERROR(ValidateConfig(c));
@@ -357,8 +420,10 @@ Result<ForecastOutcome> ForecastOnArms(const ForecastConfig& c, const ForecastAr
       m.train_core_seconds_per_step * static_cast<double>(2 * c.seeds * c.steps);
   out.fraction_of_trial =
       out.trial_core_seconds > 0 ? out.core_seconds / out.trial_core_seconds : 0;
-  PF_ASSIGN_OR_RETURN(std::string reason, Decide(c, m, out));
-  out.evidence = {{"arms", {{"curated", ArmJson(arms.curated)}, {"random", ArmJson(arms.random)}}},
+  const nlohmann::json arm_json = {{"curated", ArmJson(arms.curated)},
+                                   {"random", ArmJson(arms.random)}};
+  PF_ASSIGN_OR_RETURN(std::string reason, Decide(c, m, CaseSizes(arms.inputs, arm_json), out));
+  out.evidence = {{"arms", arm_json},
                   {"signal_docs", {{"curated", curated.size()}, {"random", random.size()}}},
                   {"target_select_docs", target.size()},
                   {"proxy", m.proxy},

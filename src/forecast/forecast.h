@@ -95,6 +95,16 @@ struct ForecastArms {
   double selection_core_seconds_charged = 0;
 };
 
+// The words for a case far smaller than a calibration of `calibration_examples` trials saw
+// (Prediction::far_smaller; "" when it is not), as the forecast's reason carries them.
+std::string FarSmallerNote(int calibration_examples, const std::vector<OutsideSignal>& smaller);
+// Prediction::far_smaller as a forecast's result records it (coverage.far_smaller):
+// [{"size", "value", "smallest_seen"}, ...].
+nlohmann::json FarSmallerJson(const std::vector<OutsideSignal>& smaller);
+// FarSmallerNote of a forecast's result (a receipt's, or ForecastOutcome::result): what a trial's
+// summary repeats; "" for a result that records no such sizes.
+std::string FarSmallerNoteOf(const nlohmann::json& result);
+
 // The forecast of a trial whose arms are already made (the trial's own, so that each selection
 // is made once per trial). Reads the arms and T_sel only.
 Result<ForecastOutcome> ForecastOnArms(

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "forecast/calibration.h"
@@ -167,6 +168,88 @@ TEST(SelectExamples, TrialsLackingASignalMostCarryAreSetAsideAndNamed) {
   EXPECT_EQ(set.kept.size(), 4u);
   EXPECT_TRUE(set.set_aside.empty());
   EXPECT_TRUE(set.missing.empty());
+}
+
+// The sizes of a case: the pool's (its files summed) and the smaller arm's, from a forecast
+// receipt's inputs and arms; a field that is not there leaves its size out.
+TEST(CaseSizes, ThePoolsFilesSummedAndTheSmallerArm) {
+  const nlohmann::json inputs = {{{"role", "pool"}, {"docs", 10}, {"bytes", 1000}},
+                                 {{"role", "pool"}, {"docs", 5}, {"bytes", 300}},
+                                 {{"role", "target_select"}, {"docs", 99}, {"bytes", 9999}}};
+  const nlohmann::json arms = {{"curated", {{"kept_docs", 3}, {"kept_bytes", 320}}},
+                               {"random", {{"kept_docs", 4}, {"kept_bytes", 310}}}};
+  const std::map<std::string, double> want = {
+      {"pool_docs", 15}, {"pool_bytes", 1300}, {"arm_docs", 3}, {"arm_bytes", 310}};
+  EXPECT_EQ(CaseSizes(inputs, arms), want);
+  EXPECT_EQ(CaseSizes(inputs, nullptr).size(), 2u);
+  EXPECT_TRUE(CaseSizes(nlohmann::json::array({{{"role", "pool"}, {"docs", 1}}}), nullptr).empty());
+}
+
+// A fit records the range of sizes its cases had; a pool (or arm) far smaller in both documents
+// and bytes (below kFarSmaller times the smallest) is named, and one smaller in only one of them,
+// as large as that, or larger than any, is not.
+TEST(SizesSeen, ACaseFarSmallerThanAnyTheCalibrationSawIsNamed) {
+  std::vector<Example> ex = Battery();
+  for (size_t i = 0; i < ex.size(); ++i) {
+    const double k = static_cast<double>(i + 1);
+    ex[i].sizes = {{"pool_docs", 200 * k},
+                   {"pool_bytes", 2e6 * k},
+                   {"arm_docs", 50 * k},
+                   {"arm_bytes", 5e5 * k}};
+  }
+  auto c = Fit(ex, "byte_bigram_gain", "test");
+  ASSERT_TRUE(c.ok());
+  ASSERT_EQ(c->sizes_seen.size(), 4u);
+  EXPECT_DOUBLE_EQ(c->sizes_seen.at("pool_docs").lo, 200);
+  EXPECT_DOUBLE_EQ(c->sizes_seen.at("pool_docs").hi, 4000);
+  auto back = Calibration::FromJson(c->ToJson());
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back->ToJson(), c->ToJson());
+  EXPECT_TRUE(
+      c->FarSmaller({{"pool_docs", 20}, {"pool_bytes", 2e5}, {"arm_docs", 5}, {"arm_bytes", 5e4}})
+          .empty());  // a tenth of the smallest: not far smaller
+  EXPECT_TRUE(c->FarSmaller({{"pool_docs", 1e6}, {"arm_docs", 1e5}}).empty());
+  EXPECT_TRUE(
+      c->FarSmaller({{"pool_docs", 3}, {"pool_bytes", 3e6}, {"arm_docs", 1}, {"arm_bytes", 8e5}})
+          .empty());  // a few long documents
+  const auto tiny =
+      c->FarSmaller({{"pool_docs", 3}, {"pool_bytes", 2000}, {"arm_docs", 1}, {"arm_bytes", 700}});
+  ASSERT_EQ(tiny.size(), 4u);
+  EXPECT_EQ(tiny[0].signal, "pool_docs");  // in SizeNames()'s order
+  EXPECT_DOUBLE_EQ(tiny[0].covered.lo, 200);
+  EXPECT_EQ(tiny[3].signal, "arm_bytes");
+  EXPECT_DOUBLE_EQ(tiny[3].covered.lo, 5e5);
+  // Arms far smaller in a pool that is not: the arms are named.
+  const auto arms =
+      c->FarSmaller({{"pool_docs", 300}, {"pool_bytes", 3e6}, {"arm_docs", 2}, {"arm_bytes", 900}});
+  ASSERT_EQ(arms.size(), 2u);
+  EXPECT_EQ(arms[0].signal, "arm_docs");
+  // One example without sizes: nothing is recorded, so nothing is judged too small.
+  ex[0].sizes.clear();
+  auto unsized = Fit(ex, "byte_bigram_gain", "test");
+  ASSERT_TRUE(unsized.ok());
+  EXPECT_TRUE(unsized->sizes_seen.empty());
+  EXPECT_TRUE(unsized->FarSmaller({{"pool_docs", 3}}).empty());
+}
+
+// The default calibration speaks to the demo's pools (data/brown/pools/cj.jsonl: 460 documents,
+// 5.5 MB of text; arms of a quarter of its bytes) and to the tests' planted pools
+// (testing/planted.h: 60 documents of about 1.2 kB), not to a pool of three documents.
+TEST(SizesSeen, TheDefaultCalibrationSeesTheDemosPoolsButNotThreeDocuments) {
+  const Calibration& d = DefaultCalibration();
+  ASSERT_EQ(d.sizes_seen.size(), 4u);
+  EXPECT_TRUE(
+      d.FarSmaller(
+           {{"pool_docs", 460}, {"pool_bytes", 5.48e6}, {"arm_docs", 110}, {"arm_bytes", 1.37e6}})
+          .empty());
+  EXPECT_TRUE(
+      d.FarSmaller(
+           {{"pool_docs", 60}, {"pool_bytes", 7.2e4}, {"arm_docs", 15}, {"arm_bytes", 1.8e4}})
+          .empty());
+  EXPECT_EQ(
+      d.FarSmaller({{"pool_docs", 3}, {"pool_bytes", 3000}, {"arm_docs", 1}, {"arm_bytes", 1000}})
+          .size(),
+      4u);
 }
 
 }  // namespace

@@ -41,8 +41,7 @@ void ExpectClose(double a, double b, const std::string& what) {
 TEST(DefaultCalibration, IsWhatTheCommittedBatteryLedgerFits) {
   const std::string dir = testing::ScratchDir("default_calibration");
   const std::string ledger = dir + "/ledger.jsonl";
-  const std::string text =
-      Unzstd(testing::ReadText(std::string(PREFLIGHT_SOURCE_DIR) + kLedger));
+  const std::string text = Unzstd(testing::ReadText(std::string(PREFLIGHT_SOURCE_DIR) + kLedger));
   ASSERT_FALSE(text.empty()) << kLedger;
   testing::WriteText(ledger, text);
   auto verified = ledger::Verify(ledger);
@@ -79,6 +78,14 @@ TEST(DefaultCalibration, IsWhatTheCommittedBatteryLedgerFits) {
     ASSERT_EQ(fit->covered.count(name), 1u) << name;
     ExpectClose(fit->covered.at(name).lo, range.lo, name + " lo");
     ExpectClose(fit->covered.at(name).hi, range.hi, name + " hi");
+  }
+  // The sizes of the cases it saw (a forecast on a case far smaller is never clear).
+  ASSERT_EQ(fit->sizes_seen.size(), SizeNames().size());
+  ASSERT_EQ(fit->sizes_seen.size(), d.sizes_seen.size());
+  for (const auto& [name, range] : d.sizes_seen) {
+    ASSERT_EQ(fit->sizes_seen.count(name), 1u) << name;
+    ExpectClose(fit->sizes_seen.at(name).lo, range.lo, name + " lo");
+    ExpectClose(fit->sizes_seen.at(name).hi, range.hi, name + " hi");
   }
   ASSERT_EQ(fit->residuals.size(), d.residuals.size());
   for (size_t i = 0; i < d.residuals.size(); ++i) {
