@@ -34,17 +34,15 @@ trap 'rm -rf "$work"' EXIT
 mkdir -p "$data"
 python3 "$root/bench/select/make_shards.py" "$root/data/brown/brown.jsonl" "$pool" "$total_gb" \
   "$shards" 2>/dev/null
-jsonl_bytes=$(python3 - "$pool" <<'PY'
-import os, subprocess, sys
-total = 0
-for name in sorted(os.listdir(sys.argv[1])):
-    out = subprocess.run(["zstd", "-lv", os.path.join(sys.argv[1], name)], capture_output=True, text=True).stdout
-    for line in out.splitlines():
-        if line.strip().startswith("Decompressed Size:"):
-            total += int(line.split("(")[1].split()[0].replace(",", ""))
-print(total)
-PY
-)
+# The pool's JSONL bytes: zstd's streamed frames carry no content size, so the shards are
+# decompressed once and the sum kept beside the pool (not inside it, where it would be read).
+size_file=$pool.jsonl-bytes
+if [[ ! -s $size_file ]]; then
+  total=0
+  for f in "$pool"/*.jsonl.zst; do total=$((total + $(zstd -dc "$f" | wc -c))); done
+  echo "$total" >"$size_file"
+fi
+jsonl_bytes=$(cat "$size_file")
 echo "# bench/select/scale_run.sh $total_gb $shards $rounds $py_mb   ($(nproc) cores, $(date -u +%F), load $(cut -d' ' -f1 /proc/loadavg))"
 echo "# pool: $shards zstd shards, $((jsonl_bytes / 1000000)) MB of JSONL, $(du -sm "$pool" | cut -f1) MB on disk"
 
@@ -76,7 +74,8 @@ for ((r = 0; r < rounds; ++r)); do
   fi
 done
 # The plain-Python reference (one process) on the first PY_MB of the same text.
-zstd -dc "$pool/part-00000.jsonl.zst" 2>/dev/null | head -c $((py_mb * 1000000)) |
+# (zstd is cut off by head: its SIGPIPE is expected, not a failure of the script)
+{ zstd -dc "$pool/part-00000.jsonl.zst" 2>/dev/null || true; } | head -c $((py_mb * 1000000)) |
   sed '$d' >"$work/slice.jsonl"
 /usr/bin/python3 "$root/bench/select/dsir_reference.py" "$work/slice.jsonl" "$target" "$py_mb" |
   python3 -c "import json,sys; r=json.load(sys.stdin); print(f\"{'Python reference DSIR, 1 process':34s} {r['mb_per_s_per_core']:36.2f} MB/s per core (scoring a {r['pool_mb']:.0f} MB slice)\")"
