@@ -57,7 +57,7 @@ std::string ModelFact(const trial::TrialConfig& c, int64_t params) {
 // How a launched trainer's net was charged (doc/trainers.md, "What a launched run costs").
 std::string TrainerFact(const trial::TrialConfig& c) {
   const trial::LaunchPrices& p = c.prices;
-  if (!p.Resolved()) {  // a folder written before prices existed
+  if (!p.Resolved()) {  // a folder whose trial.json carries no prices
     return c.trainer.kind +
            " (launched per run; the net charges selection core-seconds 1:1 against each run's "
            "charged seconds per step: doc/trainers.md)";
