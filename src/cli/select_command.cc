@@ -69,7 +69,7 @@ struct SelectFlags {
 // Every flag of `preflight select`, into `f`.
 void AddSelectFlags(CLI::App* app, SelectFlags* f) {
   app->add_option("--pool", f->pool,
-                  "pool files or folders: JSONL, .jsonl.gz, .jsonl.zst or plain text (by content)")
+                  "pool files or folders: JSONL, .jsonl.gz, .jsonl.zst, Parquet or plain text (by content)")
       ->required();
   app->add_option("--target", f->target, "target documents (required by dsir and classifier)");
   app->add_option("--selector", f->options.selector, "random | first | dsir | classifier")
