@@ -47,7 +47,9 @@ int RunForecast(int argc, char** argv) {
   ModelFlags model;
   bool json = false, quiet = false, calibrate = false, no_save = false;
   std::string ledger_path = ledger::DefaultLedgerPath();
-  app.add_option("--pool", c.pool, "pool files or folders (JSONL, .gz, .zst, Parquet, plain text; a kept folder of select)");
+  app.add_option(
+      "--pool", c.pool,
+      "pool files or folders (JSONL, .gz, .zst, Parquet, plain text; a kept folder of select)");
   app.add_option("--target-select", c.target_select, "target documents the selector may read");
   AddPlanFlags(app, c);  // the trial's selection, seeds and learning rate, as `trial` takes them
   model.Add(app);

@@ -40,7 +40,10 @@ void AddEvalFlags(CLI::App& app, trial::TrialConfig& c) {
 }
 
 void AddTrialDataFlags(CLI::App& app, trial::TrialConfig& c) {
-  app.add_option("--pool", c.pool, "pool files or folders (JSONL, .gz, .zst, Parquet, plain text; a kept folder of select)")->required();
+  app.add_option(
+         "--pool", c.pool,
+         "pool files or folders (JSONL, .gz, .zst, Parquet, plain text; a kept folder of select)")
+      ->required();
   app.add_option("--target-select", c.target_select, "target documents the selector may read")
       ->required();
   app.add_option("--target-eval", c.target_eval, "held-out target documents (evaluation only)")
