@@ -236,7 +236,9 @@ TEST(ParquetInput, RowGroupShardsReadWhatOneReaderReads) {
       }
       EXPECT_EQ(index, whole->records);
       EXPECT_EQ(sink.docs.size(), expected.size());
-      if (want_lines) EXPECT_EQ(got_lines, lines);
+      if (want_lines) {
+        EXPECT_EQ(got_lines, lines);
+      }
       ASSERT_EQ(bad.size(), whole->bad_lines.size());
       for (size_t i = 0; i < bad.size(); ++i)
         EXPECT_EQ(bad[i].Message(), whole->bad_lines[i].Message());
