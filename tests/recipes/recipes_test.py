@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The recipes (doc/recipes/) run exactly as the README writes them, from the repository's root,
+"""The recipes (doc/recipes/) run exactly as doc/trainers.md writes them, from the repository's root,
 each against a stand-in for its trainer (tests/recipes/standins/: programs that take the
 arguments the real trainer takes and write its log lines in its format, each quoting the lines
 of the real source it copies), and the curve preflight reads back checked point by point
@@ -50,10 +50,10 @@ except ImportError:
     HAVE_TORCH = False
 
 
-def readme_flags(recipe):
-    """The flags the README gives for `recipe` (the backquoted text of its table row), checked
-    to be the ones the recipe's own header gives."""
-    with open(os.path.join(SOURCE, "README.md"), encoding="utf-8") as f:
+def documented_flags(recipe):
+    """The flags doc/trainers.md gives for `recipe` (the backquoted text of its table row),
+    checked to be the ones the recipe's own header gives."""
+    with open(os.path.join(SOURCE, "doc", "trainers.md"), encoding="utf-8") as f:
         rows = [line for line in f if "doc/recipes/" + recipe in line and "--trainer-cmd" in line]
     assert len(rows) >= 1, recipe
     flags = re.search(r"`(--trainer cmd --trainer-cmd '[^']*'[^`]*)`", rows[0]).group(1)
@@ -155,9 +155,9 @@ def rounded(places, seeded=True):
 class NanoGptTest(RecipeTest):
     ENV = {"NANOGPT": "tests/recipes/standins/nanogpt", "NANOGPT_DEVICE": "cpu"}
 
-    def test_readme_line(self):
+    def test_documented_line(self):
         r, out = self.trial("nanogpt", ["--model", "tiny", "--steps", "40", "--eval-every", "4"]
-                            + readme_flags("nanogpt.sh"), self.ENV)
+                            + documented_flags("nanogpt.sh"), self.ENV)
         self.ok(r)
         self.expect(out, 40, list(range(0, 41, 4)), rounded(4)(40))
         with open(os.path.join(out, "runs", "random-s1", "run.json")) as f:
@@ -169,11 +169,11 @@ class NanoGptTest(RecipeTest):
 
     def test_an_interval_that_does_not_divide_the_steps(self):
         r, out = self.trial("nanogpt-30", ["--model", "tiny", "--steps", "30", "--eval-every",
-                                           "4"] + readme_flags("nanogpt.sh"), self.ENV)
+                                           "4"] + documented_flags("nanogpt.sh"), self.ENV)
         self.ok(r)
         self.expect(out, 30, list(range(0, 31, 3)), rounded(4)(30))
         r, out = self.trial("nanogpt-31", ["--model", "tiny", "--steps", "31", "--eval-every",
-                                           "4"] + readme_flags("nanogpt.sh"), self.ENV)
+                                           "4"] + documented_flags("nanogpt.sh"), self.ENV)
         self.assertEqual(r.returncode, 1, r.stderr)
         self.assertIn("nanogpt.sh: nanoGPT evaluates only at multiples of its eval_interval, "
                       "and no interval from 2 to 4 divides --steps 31: give --steps a multiple "
@@ -183,7 +183,7 @@ class NanoGptTest(RecipeTest):
     def test_compile_only_where_torch_has_it(self):
         env = dict(self.ENV, NANOGPT_DEVICE="cuda")
         r, out = self.trial("nanogpt-cuda", ["--model", "tiny", "--steps", "8", "--eval-every",
-                                             "4"] + readme_flags("nanogpt.sh"), env)
+                                             "4"] + documented_flags("nanogpt.sh"), env)
         settings = [os.path.join(out, "runs", run, "out", "settings.json")
                     for run in os.listdir(os.path.join(out, "runs"))]
         settings = [path for path in settings if os.path.exists(path)]
@@ -199,10 +199,10 @@ class LlmcTest(RecipeTest):
              "--batch", "4"]  # llm.c's d6, on a short context
     ENV = {"LLMC": "tests/recipes/standins/llmc"}
 
-    def test_readme_line(self):
+    def test_documented_line(self):
         c, layers = 384, 6  # train_gpt2.cu fill_in_parameter_sizes: Vp 50304, maxT 1024
         params = (50304 * c + 1024 * c + layers * (12 * c * c + 13 * c) + 2 * c)
-        flags = readme_flags("llmc.sh")
+        flags = documented_flags("llmc.sh")
         flags[flags.index("N")] = str(params)
         r, out = self.trial("llmc", self.SHAPE + ["--steps", "20", "--eval-every", "5"] + flags,
                             self.ENV)
@@ -213,7 +213,7 @@ class LlmcTest(RecipeTest):
             self.assertIn("num_parameters: %d => bytes" % params, f.read())
 
     def test_a_model_llmc_cannot_build(self):
-        flags = readme_flags("llmc.sh")
+        flags = documented_flags("llmc.sh")
         flags[flags.index("N")] = "1000"
         r, _ = self.trial("llmc-tiny", ["--model", "tiny", "--steps", "20"] + flags, self.ENV)
         self.assertEqual(r.returncode, 1, r.stderr)
@@ -226,7 +226,7 @@ class LitgptTest(RecipeTest):
     ENV = {"LITGPT_TOKENIZER": "tests/recipes/standins/tokenizer"}
 
     def run_litgpt(self, name, steps, every):
-        flags = readme_flags("litgpt.sh")
+        flags = documented_flags("litgpt.sh")
         flags[flags.index("N")] = "14067712"
         r, out = self.trial(name, ["--model", "tiny", "--steps", str(steps), "--eval-every",
                                    str(every)] + flags, self.ENV)
@@ -249,9 +249,9 @@ class LitgptTest(RecipeTest):
 
 @unittest.skipUnless(HAVE_TORCH, "the HF Trainer recipe imports torch and numpy")
 class HfTrainerTest(RecipeTest):
-    def test_readme_line(self):
+    def test_documented_line(self):
         r, out = self.trial("hf", ["--model", "tiny", "--steps", "30", "--eval-every", "4"] +
-                            readme_flags("hf_trainer.py"))
+                            documented_flags("hf_trainer.py"))
         self.ok(r)
         self.expect(out, 30, list(range(0, 30, 4)) + [30], rounded(None)(30))
         with open(os.path.join(out, "runs", "curated-s2", "run.json")) as f:
