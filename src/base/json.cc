@@ -45,6 +45,14 @@ Result<std::vector<T>> ReadArray(const JsonReader& reader, std::string_view key,
   return out;
 }
 
+// The member `key` read by `read`, or `if_absent` when the object has no such member.
+template <typename T, typename Read>
+Result<T> ReadOptional(const JsonReader& reader, std::string_view key, T if_absent, Read read) {
+  if (reader.node().is_object() && !reader.node().contains(key)) return if_absent;
+  PF_ASSIGN_OR_RETURN(JsonReader field, reader.Field(key));
+  return read(field);
+}
+
 }  // namespace
 
 Result<nlohmann::json> ParseJson(std::string_view text, const std::string& source) {
@@ -180,6 +188,38 @@ Result<std::vector<int64_t>> JsonReader::Ints(std::string_view key) const {
 
 Result<std::vector<std::string>> JsonReader::Strings(std::string_view key) const {
   return ReadArray<std::string>(*this, key, [](const JsonReader& r) { return r.AsString(); });
+}
+
+Result<std::string> JsonReader::String(std::string_view key, std::string if_absent) const {
+  return ReadOptional<std::string>(*this, key, std::move(if_absent),
+                                   [](const JsonReader& r) { return r.AsString(); });
+}
+
+Result<double> JsonReader::Number(std::string_view key, double if_absent) const {
+  return ReadOptional<double>(*this, key, if_absent,
+                              [](const JsonReader& r) { return r.AsNumber(); });
+}
+
+Result<int64_t> JsonReader::Int(std::string_view key, int64_t if_absent) const {
+  return ReadOptional<int64_t>(*this, key, if_absent,
+                               [](const JsonReader& r) { return r.AsInt(); });
+}
+
+Result<bool> JsonReader::Bool(std::string_view key, bool if_absent) const {
+  return ReadOptional<bool>(*this, key, if_absent, [](const JsonReader& r) { return r.AsBool(); });
+}
+
+Result<JsonReader> JsonReader::OptionalObject(std::string_view key) const {
+  static const nlohmann::json kEmpty = nlohmann::json::object();
+  if (node_->is_object() && !node_->contains(key)) {
+    return JsonReader(kEmpty, file_, fmt::format("{}.{}", path_, key));
+  }
+  PF_ASSIGN_OR_RETURN(JsonReader field, Field(key));
+  if (field.node().is_null()) return JsonReader(kEmpty, file_, field.path());
+  if (!field.node().is_object()) {
+    return field.Error(fmt::format("expected an object, found {}", TypeName(field.node())));
+  }
+  return field;
 }
 
 }  // namespace preflight

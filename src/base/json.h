@@ -55,6 +55,18 @@ class JsonReader {
   Result<std::vector<int64_t>> Ints(std::string_view key) const;
   Result<std::vector<std::string>> Strings(std::string_view key) const;
 
+  // An optional member: `if_absent` when the node (an object) lacks it. Only absence gives the
+  // default: a member that is there is read as the required form reads it (so null is NaN for a
+  // number and an error for the others), and a node that is no object is Corruption.
+  Result<std::string> String(std::string_view key, std::string if_absent) const;
+  Result<double> Number(std::string_view key, double if_absent) const;
+  Result<int64_t> Int(std::string_view key, int64_t if_absent) const;
+  Result<bool> Bool(std::string_view key, bool if_absent) const;
+  // An optional object member: a missing or null one (how receipts write a part they lack, e.g.
+  // "regime": null) reads as {}, whose members take their defaults; Corruption when it is there
+  // and neither an object nor null.
+  Result<JsonReader> OptionalObject(std::string_view key) const;
+
   // Corruption "<file>: <path>: <what>".
   Status Error(std::string_view what) const;
 
