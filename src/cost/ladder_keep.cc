@@ -4,6 +4,7 @@
 
 #include "base/json.h"
 #include "base/number_format.h"
+#include "ledger/receipt.h"
 
 namespace preflight::cost {
 namespace {
@@ -22,9 +23,9 @@ Result<LadderKeep> ReadLadderKeep(const std::string& path) {
   if (!doc.is_object()) return top.Error("expected a ladder's ladder.json, --json or receipt");
   // A receipt holds the ladder's document under "result".
   const bool receipt = doc.contains("result") && doc["result"].is_object();
-  if (receipt && doc.value("kind", "") != "ladder") {
-    return Status::InvalidArgument(path + ": a '" + doc.value("kind", "") +
-                                   "' receipt, not a ladder's");
+  if (receipt && ledger::KindOf(doc) != ledger::ReceiptKind::kLadder) {
+    PF_ASSIGN_OR_RETURN(std::string kind, top.String("kind", ""));
+    return Status::InvalidArgument(path + ": a '" + kind + "' receipt, not a ladder's");
   }
   if (receipt && doc["hash"].is_string()) out.receipt = doc["hash"].get<std::string>();
   if (!receipt && doc["receipt"].is_string()) out.receipt = doc["receipt"].get<std::string>();

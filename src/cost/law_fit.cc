@@ -16,6 +16,7 @@
 #include "base/compressed.h"
 #include "base/file.h"
 #include "base/number_format.h"
+#include "ledger/receipt.h"
 
 namespace preflight::cost {
 namespace {
@@ -285,9 +286,9 @@ Result<std::vector<FitPoint>> ReadFitLedger(const std::string& path, LedgerScan*
                                 ": not a JSON object (is this a ledger? see `preflight ledger "
                                 "verify`)");
     }
-    std::string kind = receipt.value("kind", "");
-    if ((kind != "trial" && kind != "train") || !receipt.contains("result") ||
-        !receipt["result"].is_object()) {
+    const std::optional<ledger::ReceiptKind> kind = ledger::KindOf(receipt);
+    if ((kind != ledger::ReceiptKind::kTrial && kind != ledger::ReceiptKind::kTrain) ||
+        !receipt.contains("result") || !receipt["result"].is_object()) {
       continue;
     }
     const json& result = receipt["result"];

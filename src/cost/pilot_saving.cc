@@ -3,8 +3,9 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "base/number_format.h"
 #include "base/json.h"
+#include "base/number_format.h"
+#include "ledger/receipt.h"
 
 namespace preflight::cost {
 namespace {
@@ -112,7 +113,7 @@ Result<PilotSaving> ReadPilotSaving(const std::string& path) {
   }
   if (root.Has("kind")) {
     PF_ASSIGN_OR_RETURN(std::string kind, root.String("kind"));
-    if (kind != "trial") {
+    if (ledger::KindFromName(kind) != ledger::ReceiptKind::kTrial) {
       return Status::InvalidArgument(path + ": receipt kind is '" + kind +
                                      "', not 'trial': only a trial measures compute saved");
     }
