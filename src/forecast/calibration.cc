@@ -461,7 +461,7 @@ std::map<std::string, double> CaseSizes(const nlohmann::json& inputs, const nloh
   double docs = 0, bytes = 0;
   int pools = 0;
   for (const nlohmann::json& in : inputs.is_array() ? inputs : nlohmann::json::array()) {
-    if (!in.is_object() || in.value("role", "") != "pool") continue;
+    if (JsonAt(in, {"role"}) != "pool") continue;
     const auto d = number(in, "docs"), b = number(in, "bytes");
     if (!d || !b) return out;
     docs += *d;

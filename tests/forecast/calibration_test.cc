@@ -467,5 +467,32 @@ TEST(ExamplesFromReceipts, JoinsTrialsToTheirForecastsKeepingEachTargetsLatest) 
   EXPECT_EQ(ex[1].scale.informative, 1);
 }
 
+TEST(ExamplesFromReceipts, SkipsReceiptsWhoseMembersDoNotReadAndReadsANullRegimeAsUninformative) {
+  const nlohmann::json forecast = {
+      {"kind", "forecast"},
+      {"hash", "f1"},
+      {"result", {{"signals", {{"byte_bigram_gain", {{"value", 0.02}}}}}}}};
+  auto trial = [](const std::string& name, nlohmann::json seeds, nlohmann::json regime) {
+    return nlohmann::json{
+        {"kind", "trial"},
+        {"config", {{"forecast", "f1"}, {"target_name", name}, {"seeds", seeds}}},
+        {"result", {{"compute_saved", {{"net", 0.1}}}, {"caught_up", true}, {"regime", regime}}}};
+  };
+  // A forecast whose cost is not a number labels nothing: the trial joined to it is dropped.
+  nlohmann::json bad_forecast = forecast;
+  bad_forecast["hash"] = "f2";
+  bad_forecast["result"]["cost"] = {{"fraction_of_trial", "two percent"}};
+  nlohmann::json joins_bad = trial("joins_bad", 4, nullptr);
+  joins_bad["config"]["forecast"] = "f2";
+  auto ex = ExamplesFromReceipts({forecast, bad_forecast, trial("seeds_text", "four", nullptr),
+                                  trial("regime_list", 4, nlohmann::json::array()), joins_bad,
+                                  trial("kept", 2, nullptr)});
+  ASSERT_EQ(ex.size(), 1u);
+  EXPECT_EQ(ex[0].name, "kept");
+  EXPECT_EQ(ex[0].seeds, 2);
+  EXPECT_EQ(ex[0].scale.informative, 0);  // "regime": null: the check did not run
+  EXPECT_EQ(ex[0].net, std::optional<double>(0.1));
+}
+
 }  // namespace
 }  // namespace preflight::forecast
