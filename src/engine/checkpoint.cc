@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/file.h"
+#include "base/json.h"
 #include "base/sha256.h"
 
 namespace preflight::engine {
@@ -115,8 +116,10 @@ Result<Checkpoint> ReadCheckpoint(const std::string& path) {
       }
       c.curve.push_back(point);
     }
-    c.flops = header.value("flops", -1.0);
-    c.train_core_seconds = header.value("train_core_seconds", -1.0);
+    // Optional (-1: not recorded), but a number when there.
+    const JsonReader head(header, path + " (header at offset 24)");
+    PF_ASSIGN_OR_RETURN(c.flops, head.Number("flops", -1.0));
+    PF_ASSIGN_OR_RETURN(c.train_core_seconds, head.Number("train_core_seconds", -1.0));
     if (header.contains("schedule_state")) {
       const auto& st = header.at("schedule_state");
       c.frozen_at = st.at("frozen_at").get<int64_t>();

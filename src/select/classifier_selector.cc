@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "base/file.h"
+#include "base/json.h"
 #include "select/classifier.h"
 #include "select/group_codec.h"
 #include "select/gumbel.h"
@@ -97,32 +98,41 @@ Status Train(const SelectionContext& ctx, const PoolPass& pool, const TargetPass
   return g.Agree(trained);
 }
 
+// The model a killed run saved under `key`, into `model` (its bytes and negative counts); false
+// when there is none or it does not read whole, its header included: it is then trained again,
+// as LoadResult's unreadable results are.
+bool LoadSavedModel(const WorkFolder& work, const std::string& key, TrainedModel* model) {
+  std::optional<SavedResult> saved = LoadResult(work, "classifier-model", key);
+  if (!saved || saved->blobs.size() != 1) return false;
+  const JsonReader header(saved->header, work.File("classifier-model"), "$.header");
+  Result<int64_t> docs = header.Int("negative_docs", 0);
+  Result<int64_t> bytes = header.Int("negative_bytes", 0);
+  if (!docs.ok() || !bytes.ok()) return false;
+  model->bytes = std::move(saved->blobs[0]);
+  model->negative_docs = static_cast<uint64_t>(*docs);
+  model->negative_bytes = static_cast<uint64_t>(*bytes);
+  return true;
+}
+
 // The killed run's model when it serves (on the leader), else a new one; every process ends
 // with it loaded. Collective.
 Status ModelFor(const SelectionContext& ctx, const PoolPass& pool, const TargetPass& target,
                 TrainedModel* model) {
   SelectionGroup& g = *ctx.group;
   std::string key;
-  std::optional<SavedResult> saved;
+  bool saved = false;
   if (ctx.leader() && ctx.work) {
     key = ModelKey(ctx, pool, target);
-    saved = LoadResult(*ctx.work, "classifier-model", key);
+    saved = LoadSavedModel(*ctx.work, key, model);
   }
-  PF_ASSIGN_OR_RETURN(std::vector<uint64_t> reuse,
-                      BroadcastU64(g, {saved && saved->blobs.size() == 1 ? 1u : 0u}));
-  if (reuse[0]) {
-    if (ctx.leader()) {
-      model->bytes = std::move(saved->blobs[0]);
-      model->negative_docs = saved->header.value("negative_docs", uint64_t{0});
-      model->negative_bytes = saved->header.value("negative_bytes", uint64_t{0});
-    }
-  } else {
+  PF_ASSIGN_OR_RETURN(std::vector<uint64_t> reuse, BroadcastU64(g, {saved ? 1u : 0u}));
+  if (!reuse[0]) {
     PF_RETURN_IF_ERROR(Train(ctx, pool, target, model));
     if (ctx.leader() && ctx.work) {
-      PF_RETURN_IF_ERROR(SaveResult(*ctx.work, "classifier-model", key,
-                                    {{"negative_docs", model->negative_docs},
-                                     {"negative_bytes", model->negative_bytes}},
-                                    {model->bytes}));
+      PF_RETURN_IF_ERROR(SaveResult(
+          *ctx.work, "classifier-model", key,
+          {{"negative_docs", model->negative_docs}, {"negative_bytes", model->negative_bytes}},
+          {model->bytes}));
     }
   }
   if (ctx.distributed()) PF_RETURN_IF_ERROR(g.Broadcast(&model->bytes));

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <set>
 
+#include "base/json.h"
 #include "base/sha256.h"
 #include "corpus/chunk_reader.h"
 
@@ -37,6 +38,24 @@ bool IsRegularFile(const std::string& path) {
 std::string WithoutSlash(std::string path) {
   while (path.size() > 1 && path.back() == '/') path.pop_back();
   return path;
+}
+
+// The files a former selection's manifest lists as its folder output ("output.files"): none
+// when the manifest is missing, not JSON or lists none; Corruption naming the JSON path when an
+// entry of the list is malformed.
+Result<std::vector<std::string>> ListedFiles(const std::string& manifest_path) {
+  std::vector<std::string> listed;
+  Result<nlohmann::json> doc = ReadJsonFile(manifest_path);
+  if (!doc.ok() || JsonAt(*doc, {"output", "files"}).is_null()) return listed;
+  const JsonReader manifest(*doc, manifest_path);
+  PF_ASSIGN_OR_RETURN(JsonReader output, manifest.Field("output"));
+  PF_ASSIGN_OR_RETURN(JsonReader files, output.Field("files"));
+  PF_ASSIGN_OR_RETURN(std::vector<JsonReader> entries, files.Elements());
+  for (const JsonReader& entry : entries) {
+    PF_ASSIGN_OR_RETURN(std::string path, entry.String("path", ""));
+    listed.push_back(std::move(path));
+  }
+  return listed;
 }
 
 // The regular files under `dir`, relative and sorted; false when something else is there.
@@ -208,14 +227,7 @@ Status SelectionOutputs::CheckFolderOutput(const std::string& manifest_path) {
   std::vector<std::string> have;
   const bool plain = ListRegular(out_path_, &have);
   if (plain && have.empty()) return Status::Ok();
-  std::vector<std::string> listed;
-  auto manifest = ReadFileToString(manifest_path);
-  if (manifest.ok()) {
-    auto j = nlohmann::json::parse(*manifest, nullptr, false);
-    if (j.is_object() && j.contains("output") && j["output"].contains("files")) {
-      for (const auto& f : j["output"]["files"]) listed.push_back(f.value("path", ""));
-    }
-  }
+  PF_ASSIGN_OR_RETURN(std::vector<std::string> listed, ListedFiles(manifest_path));
   std::sort(listed.begin(), listed.end());
   if (plain && listed == have) return Status::Ok();
   return Status::InvalidArgument(
@@ -265,7 +277,7 @@ Status SelectionOutputs::PlanFolder(const corpus::ReadPlan& plan) {
   const bool one_folder = plan.inputs.size() == 1 && plan.inputs[0].folder;
   for (const corpus::PlannedFile& f : plan.files) {
     const corpus::PlannedInput& in = plan.inputs[f.input];
-    std::string name = one_folder ? f.rel
+    std::string name = one_folder  ? f.rel
                        : in.folder ? JoinPath(BaseName(WithoutSlash(in.path)), f.rel)
                                    : BaseName(f.path);
     if (f.format == corpus::Format::kPlainText) name += ".jsonl";
@@ -281,8 +293,7 @@ Status SelectionOutputs::PlanFolder(const corpus::ReadPlan& plan) {
 }
 
 Status SelectionOutputs::AssembleFile(const std::vector<PieceFacts>& kept) {
-  PF_ASSIGN_OR_RETURN(output_json_,
-                      JoinPieces(kept, CompressionFor(out_path_), out_path_, kept_));
+  PF_ASSIGN_OR_RETURN(output_json_, JoinPieces(kept, CompressionFor(out_path_), out_path_, kept_));
   return Status::Ok();
 }
 
@@ -307,7 +318,8 @@ Status SelectionOutputs::AssembleFolder(const corpus::ReadPlan& plan, const Work
       const PieceFacts& p = kept[f.first_shard];
       fs::create_hard_link(p.path, dest, ec);
       if (ec) fs::copy_file(p.path, dest, ec);
-      if (ec) return Status::IOError(dest + ": cannot put the piece in place (" + ec.message() + ")");
+      if (ec)
+        return Status::IOError(dest + ": cannot put the piece in place (" + ec.message() + ")");
       j = FileJson(folder_names_[i], c, p.file_sha256, p.file_bytes, p.content_sha256,
                    p.content_bytes);
     } else {  // A cut plain JSONL or Parquet file: its pieces joined (zstd pieces: frames).
@@ -347,8 +359,8 @@ Status SelectionOutputs::Assemble(const corpus::ReadPlan& plan, const WorkFolder
     PF_RETURN_IF_ERROR(AssembleFile(kept));
   }
   if (annotating()) {
-    PF_ASSIGN_OR_RETURN(annotations_json_,
-                        JoinPieces(notes, CompressionFor(annotate_path_), annotate_path_, annotations_));
+    PF_ASSIGN_OR_RETURN(annotations_json_, JoinPieces(notes, CompressionFor(annotate_path_),
+                                                      annotate_path_, annotations_));
   }
   return Status::Ok();
 }

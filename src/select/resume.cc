@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "base/file.h"
+#include "base/json.h"
 #include "base/sha256.h"
 
 namespace preflight::select {
@@ -61,9 +62,8 @@ std::optional<SavedResult> LoadResult(const WorkFolder& work, const std::string&
   if (!GetSize(in, at, &n) || in.size() - at < n) return std::nullopt;
   auto head = nlohmann::json::parse(in.substr(at, n), nullptr, false);
   at += n;
-  if (!head.is_object() || head.value("key", "") != key || !head.contains("header")) {
-    return std::nullopt;
-  }
+  Result<std::string> saved_key = JsonReader(head, work.File(name)).String("key", "");
+  if (!saved_key.ok() || *saved_key != key || !head.contains("header")) return std::nullopt;
   SavedResult r;
   r.header = head["header"];
   uint64_t count = 0;
