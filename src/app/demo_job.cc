@@ -4,6 +4,7 @@
 
 #include "app/select_receipt.h"
 #include "base/file.h"
+#include "base/json.h"
 #include "corpus/scanner.h"
 #include "engine/config.h"
 #include "forecast/calibration.h"
@@ -24,7 +25,9 @@ Result<double> GenreShare(const std::string& path, const std::string& genre) {
       corpus::ScanDocuments({path}, read, [&](int, const corpus::Record& r, std::string_view t) {
         auto j = nlohmann::json::parse(r.line, nullptr, false);
         const double n = static_cast<double>(t.size());
-        if (j.is_object() && j.value("genre", "") == genre) {
+        // A document without a genre has the genre "".
+        const nlohmann::json& g = JsonAt(j, {"genre"});
+        if (j.is_object() && (g.is_string() ? g.get_ref<const std::string&>() : "") == genre) {
           bytes += n;
         }
         total += n;

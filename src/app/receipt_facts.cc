@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "base/number_format.h"
 #include "base/json.h"
+#include "base/number_format.h"
 #include "ledger/receipt.h"
 
 namespace preflight::app {
@@ -59,10 +59,12 @@ std::string ForecastFacts(const json& r) {
 std::string BatteryFacts(const json& r) {
   const json& rows = At(r, {"rows"});
   const json& f = At(r, {"evaluation", "forecast"});
-  return fmt::format(
-      "{} targets; forecast right {} of {}", rows.is_array() ? rows.size() : 0,
-      Text(f.value("right", json())),
-      f.is_object() ? std::to_string(f.value("right", 0) + f.value("wrong", 0)) : std::string("?"));
+  auto count = [](const json& n) { return n.is_number() ? n.get<int64_t>() : int64_t{0}; };
+  return fmt::format("{} targets; forecast right {} of {}", rows.is_array() ? rows.size() : 0,
+                     Text(At(f, {"right"})),
+                     f.is_object()
+                         ? std::to_string(count(At(f, {"right"})) + count(At(f, {"wrong"})))
+                         : std::string("?"));
 }
 
 // "3 rungs (tiny/150 to small/600): grows, 8.1% per decade (95% 2.0% to 14.2%)".
@@ -71,7 +73,7 @@ std::string LadderFacts(const json& r) {
   std::string out = fmt::format("{} rungs", rungs.is_array() ? rungs.size() : 0);
   if (rungs.is_array() && !rungs.empty()) {
     auto name = [](const json& rung) {
-      return Text(rung.value("model", json())) + "/" + Text(rung.value("steps", json()));
+      return Text(At(rung, {"model"})) + "/" + Text(At(rung, {"steps"}));
     };
     out += " (" + name(rungs.front()) + " to " + name(rungs.back()) + ")";
   }

@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "base/json.h"
 #include "corpus/scanner.h"
 #include "ledger/ledger.h"
 
@@ -11,22 +12,28 @@ namespace preflight::app {
 namespace {
 
 // The settings a re-measure must share with its trial, as the two configs record them.
-Status SameSettings(const nlohmann::json& t, const forecast::ForecastConfig& c) {
-  const nlohmann::json model = t.value("model", nlohmann::json::object());
+Status SameSettings(const JsonReader& t, const forecast::ForecastConfig& c) {
+  PF_ASSIGN_OR_RETURN(std::string selector, t.String("selector", ""));
+  PF_ASSIGN_OR_RETURN(double keep, t.Number("keep", -1.0));
+  PF_ASSIGN_OR_RETURN(int64_t selection_seed, t.Int("selection_seed", 0));
+  PF_ASSIGN_OR_RETURN(JsonReader model, t.OptionalObject("model"));
+  PF_ASSIGN_OR_RETURN(std::string model_name, model.String("name", ""));
+  PF_ASSIGN_OR_RETURN(int64_t context, model.Int("context", 0));
+  PF_ASSIGN_OR_RETURN(int64_t batch, model.Int("batch", 0));
+  PF_ASSIGN_OR_RETURN(int64_t steps, t.Int("steps", 0));
+  PF_ASSIGN_OR_RETURN(int64_t seeds, t.Int("seeds", 0));
   const std::vector<std::pair<std::string, bool>> checks = {
-      {"selector", t.value("selector", "") == c.selector},
-      {"keep", t.value("keep", -1.0) == c.keep},
-      {"selection_seed", t.value("selection_seed", uint64_t{0}) == c.selection_seed},
-      {"model", model.value("name", "") == c.model_name &&
-                    model.value("context", 0) == c.model.context &&
-                    model.value("batch", 0) == c.model.batch},
-      {"steps", t.value("steps", int64_t{0}) == c.steps},
-      {"seeds", t.value("seeds", 0) == c.seeds}};
+      {"selector", selector == c.selector},
+      {"keep", keep == c.keep},
+      {"selection_seed", static_cast<uint64_t>(selection_seed) == c.selection_seed},
+      {"model", model_name == c.model_name && context == c.model.context && batch == c.model.batch},
+      {"steps", steps == c.steps},
+      {"seeds", seeds == c.seeds}};
   for (const auto& [name, same] : checks) {
     if (!same) {
       return Status::InvalidArgument(fmt::format(
           "--remeasures: the trial's {} ({}) is not this forecast's: give the trial's settings",
-          name, t.contains(name) ? t[name].dump() : "missing"));
+          name, t.Has(name) ? t.node()[name].dump() : "missing"));
     }
   }
   return Status::Ok();
@@ -47,15 +54,24 @@ Result<nlohmann::json> RemeasuredTrial(const std::string& ledger_path,
     return Status::InvalidArgument("--remeasures " + config.remeasures + ": receipt in " +
                                    ledger_path + " is a trial without a config");
   }
-  PF_RETURN_IF_ERROR(SameSettings(r["config"], config));
+  const JsonReader receipt(r, fmt::format("{}:{}", ledger_path, found->line));
+  PF_ASSIGN_OR_RETURN(JsonReader trial_config, receipt.Field("config"));
+  PF_RETURN_IF_ERROR(SameSettings(trial_config, config));
   return std::move(r);
 }
 
 Status CheckSameInputs(const nlohmann::json& trial, const forecast::ForecastConfig& config) {
   std::vector<std::string> want;  // the trial's pool files, then its target_select
-  for (const nlohmann::json& in : trial.value("inputs", nlohmann::json::array())) {
-    const std::string role = in.value("role", "");
-    if (role == "pool" || role == "target_select") want.push_back(in.value("sha256", ""));
+  const JsonReader receipt(trial, "trial receipt " + config.remeasures);
+  if (receipt.Has("inputs")) {
+    PF_ASSIGN_OR_RETURN(JsonReader inputs, receipt.Field("inputs"));
+    PF_ASSIGN_OR_RETURN(std::vector<JsonReader> items, inputs.Elements());
+    for (const JsonReader& in : items) {
+      PF_ASSIGN_OR_RETURN(std::string role, in.String("role", ""));
+      if (role != "pool" && role != "target_select") continue;
+      PF_ASSIGN_OR_RETURN(std::string sha256, in.String("sha256", ""));
+      want.push_back(std::move(sha256));
+    }
   }
   std::vector<std::string> paths = config.pool;
   paths.push_back(config.target_select);

@@ -79,9 +79,9 @@ Status LinkOrCopy(const std::string& from, const std::string& to) {
 }
 
 bool SameEvalWindows(const json& a, const json& b) {
-  return a.value("eval_max_windows", json()) == b.value("eval_max_windows", json()) &&
+  return JsonAt(a, {"eval_max_windows"}) == JsonAt(b, {"eval_max_windows"}) &&
          a.contains("model") && b.contains("model") &&
-         a["model"].value("context", json()) == b["model"].value("context", json());
+         JsonAt(a, {"model", "context"}) == JsonAt(b, {"model", "context"});
 }
 
 // The finished trial that can lend to a rung: where it is, what it lends, its manifest.

@@ -56,10 +56,10 @@ std::vector<report::SelectedDoc> ExplainedDocs(const nlohmann::json& list) {
   if (!list.is_array()) return docs;
   for (const nlohmann::json& d : list) {
     if (!d.is_object() || !d.contains("id") || !d["id"].is_string()) continue;
-    docs.push_back({d["id"].get<std::string>(),
-                    d.contains("score") && d["score"].is_number() ? d["score"].get<double>() : 0,
-                    d.contains("excerpt") && d["excerpt"].is_string() ? d["excerpt"].get<std::string>()
-                                                                       : ""});
+    docs.push_back(
+        {d["id"].get<std::string>(),
+         d.contains("score") && d["score"].is_number() ? d["score"].get<double>() : 0,
+         d.contains("excerpt") && d["excerpt"].is_string() ? d["excerpt"].get<std::string>() : ""});
   }
   return docs;
 }
@@ -79,7 +79,8 @@ Status FillExcerpts(const trial::TrialConfig& c, std::vector<report::SelectedDoc
                                              r.row_group, r.row_in_group));
     if (it == wanted.end()) return true;
     auto text = corpus::ParseTextField(r.line, options, std::string(r.file));
-    for (report::SelectedDoc* d : it->second) d->excerpt = text.ok() ? select::Excerpt(*text, kExcerptBytes) : "";
+    for (report::SelectedDoc* d : it->second)
+      d->excerpt = text.ok() ? select::Excerpt(*text, kExcerptBytes) : "";
     wanted.erase(it);
     return !wanted.empty();
   });
@@ -238,12 +239,12 @@ Result<std::optional<report::Selection>> SelectionOf(const TrialJob& job) {
                                        ? manifest["explain"]
                                        : nlohmann::json::object();
     if (explain.is_object()) {
-      sel.highest = ExplainedDocs(explain.value("top_kept", nlohmann::json()));
+      sel.highest = ExplainedDocs(JsonAt(explain, {"top_kept"}));
       if (explain.contains("lowest_kept")) {
         sel.lowest = ExplainedDocs(explain["lowest_kept"]);
         sel.lowest_label = "Lowest-scored kept documents";
       } else {
-        sel.lowest = ExplainedDocs(explain.value("lowest_in_pool", nlohmann::json()));
+        sel.lowest = ExplainedDocs(JsonAt(explain, {"lowest_in_pool"}));
         sel.lowest_label = "Lowest-scored documents in the pool (left out: the other end)";
       }
     }

@@ -6,6 +6,7 @@
 #include "app/trial_job.h"
 #include "app/trial_parts.h"
 #include "base/file.h"
+#include "base/json.h"
 #include "base/number_format.h"
 #include "engine/config.h"
 #include "narrate/lab_record.h"
@@ -69,8 +70,14 @@ std::string TrainerFact(const trial::TrialConfig& c) {
       c.trainer.kind, p.device_hour.usd, p.device_hour.source, p.core_hour.usd, p.core_hour.source);
 }
 
+// The lab record's summary, as it holds it ("" when it has none).
+std::string LabRecordSummary(const TrialJob& job) {
+  const nlohmann::json& summary = JsonAt(job.lab_record, {"summary"});
+  return summary.is_string() ? summary.get<std::string>() : std::string();
+}
+
 std::string DataTrialText(const TrialJob& job) {
-  std::string out = job.lab_record.value("summary", std::string()) + "\n\n";
+  std::string out = LabRecordSummary(job) + "\n\n";
   out += narrate::TrialNumbersText(
       job.outcome.trial, job.forecast ? "selection and forecast costs" : "selection cost");
   if (job.forecast) {
@@ -89,7 +96,7 @@ std::string DataTrialText(const TrialJob& job) {
 
 std::string ScheduleTrialText(const TrialJob& job) {
   const trial::ScheduleTrialResult& r = *job.outcome.schedule;
-  std::string out = job.lab_record.value("summary", std::string()) + "\n\n";
+  std::string out = LabRecordSummary(job) + "\n\n";
   out += narrate::ScheduleNumbersText(r);
   if (job.outcome.regime) out += narrate::RegimeNumbersText(*job.outcome.regime);
   if (!r.verdict.text.empty()) out += "\n" + r.verdict.text + "\n";
