@@ -14,7 +14,7 @@
 #include "testing/testing.h"
 #include "trainer/fake_trainer.h"
 
-namespace preflight {
+namespace preflight::input_fields_test {
 namespace {
 
 using testing::DocumentIds;
@@ -178,4 +178,4 @@ TEST(InputFields, TrainAndScoreTakeTheEvalFilesField) {
 }
 
 }  // namespace
-}  // namespace preflight
+}  // namespace preflight::input_fields_test

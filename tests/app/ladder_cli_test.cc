@@ -10,7 +10,7 @@
 #include "testing/planted.h"
 #include "testing/testing.h"
 
-namespace preflight {
+namespace preflight::ladder_cli_test {
 namespace {
 
 using testing::RunCli;
@@ -146,4 +146,4 @@ TEST(LadderCli, BadRungsAreRefusedWithExit2BeforeAnythingIsWritten) {
 }
 
 }  // namespace
-}  // namespace preflight
+}  // namespace preflight::ladder_cli_test

@@ -18,7 +18,7 @@
 #include "testing/planted.h"
 #include "testing/testing.h"
 
-namespace preflight {
+namespace preflight::ladder_keep_cli_test {
 namespace {
 
 using nlohmann::json;
@@ -227,4 +227,4 @@ TEST(LadderKeepCli, BadListsAreRefusedWithExit2BeforeAnythingIsWritten) {
 }
 
 }  // namespace
-}  // namespace preflight
+}  // namespace preflight::ladder_keep_cli_test

@@ -15,7 +15,7 @@
 #include "testing/planted.h"
 #include "testing/testing.h"
 
-namespace preflight {
+namespace preflight::ledger_site_cli_test {
 namespace {
 
 using nlohmann::json;
@@ -265,4 +265,4 @@ TEST(SiteDataFromReceipts, JoinsForecastsAndReadsLaddersBatteriesTrainsAndScores
 }
 
 }  // namespace
-}  // namespace preflight
+}  // namespace preflight::ledger_site_cli_test

@@ -11,7 +11,7 @@
 #include "testing/planted.h"
 #include "testing/testing.h"
 
-namespace preflight {
+namespace preflight::rung_reuse_cli_test {
 namespace {
 
 using nlohmann::json;
@@ -96,4 +96,4 @@ TEST(RungReuseCli, ALadderBesideAFinishedTrialTrainsItsRunsOnlyOnce) {
 }
 
 }  // namespace
-}  // namespace preflight
+}  // namespace preflight::rung_reuse_cli_test

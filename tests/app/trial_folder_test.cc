@@ -10,7 +10,7 @@
 #include "testing/planted.h"
 #include "testing/testing.h"
 
-namespace preflight {
+namespace preflight::trial_folder_test {
 namespace {
 
 using testing::Exists;
@@ -131,9 +131,9 @@ TEST(TrainCli, EveryTrainLeavesAReceiptThatFitCanUse) {
 }
 
 }  // namespace
-}  // namespace preflight
+}  // namespace preflight::trial_folder_test
 
-namespace preflight {
+namespace preflight::trial_folder_test {
 namespace {
 
 // Rewrites a JSONL file's "text" field as "content" (what some pipelines call it).
@@ -178,4 +178,4 @@ TEST(TextField, ContentThroughForecastTrialAndTrain) {
 }
 
 }  // namespace
-}  // namespace preflight
+}  // namespace preflight::trial_folder_test

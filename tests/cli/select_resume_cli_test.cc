@@ -79,7 +79,9 @@ TEST(SelectResume, AKilledSelectionResumesToTheBytesOfAnUninterruptedRun) {
       ASSERT_EQ(rerun.exit_code, 0) << rerun.err;
       EXPECT_EQ(ReadText(dir + "/" + out), ReadText(dir + "/" + ref)) << selector << " " << mark;
       EXPECT_FALSE(Exists(dir + "/" + out + ".partial"));
-      if (killed_midway) EXPECT_LT(Passes(dir, out), Passes(dir, ref)) << selector << " " << mark;
+      if (killed_midway) {
+        EXPECT_LT(Passes(dir, out), Passes(dir, ref)) << selector << " " << mark;
+      }
     }
   }
 }

@@ -15,12 +15,6 @@
 namespace preflight::report {
 namespace {
 
-size_t Count(const std::string& hay, const std::string& needle) {
-  size_t n = 0;
-  for (size_t at = hay.find(needle); at != std::string::npos; at = hay.find(needle, at + 1)) ++n;
-  return n;
-}
-
 LadderPageData SampleLadder(bool with_projection) {
   LadderPageData d;
   d.title = "dsir on <cj>";
@@ -44,11 +38,12 @@ TEST(LadderPage, PlotsEveryRungWithItsIntervalTheTrendAndTheProjection) {
   EXPECT_NE(page.find("<table id=\"rungs\">"), std::string::npos);
   EXPECT_NE(page.find("<p id=\"trend\">"), std::string::npos);
   EXPECT_NE(page.find("id=\"trend-line\""), std::string::npos);
-  EXPECT_EQ(Count(page, "<circle class=\"rung"), 3u);
-  EXPECT_EQ(Count(page, "<circle class=\"rung bound\" data-rung=\"1\""), 1u);
-  EXPECT_EQ(Count(page, "class=\"ci-bar\""), 3u);
+  EXPECT_EQ(::preflight::testing::Occurrences(page, "<circle class=\"rung"), 3u);
+  EXPECT_EQ(::preflight::testing::Occurrences(page, "<circle class=\"rung bound\" data-rung=\"1\""),
+            1u);
+  EXPECT_EQ(::preflight::testing::Occurrences(page, "class=\"ci-bar\""), 3u);
   // The never-caught-up rung's open interval is drawn dashed to the edge.
-  EXPECT_EQ(Count(page, "stroke-dasharray=\"4 3\""), 1u);
+  EXPECT_EQ(::preflight::testing::Occurrences(page, "stroke-dasharray=\"4 3\""), 1u);
   EXPECT_NE(page.find("<td>never caught up</td><td>&le; -12.5%</td><td>never to never</td>"),
             std::string::npos)
       << page;
@@ -110,10 +105,11 @@ TEST(LadderPage, AKeepLadderDrawsEachFractionAcrossRungsAndTheRecommendation) {
   const LadderPageData d = SampleKeepLadder();
   const std::string page = RenderLadderPage(d);
   EXPECT_NE(page.find("<svg id=\"keep-plot\""), std::string::npos);
-  EXPECT_EQ(Count(page, "<path class=\"keep-line\""), 3u);
-  EXPECT_EQ(Count(page, "<circle class=\"keep-point\""), 9u);
-  EXPECT_EQ(Count(page, "<circle class=\"best\""), 3u);
-  EXPECT_EQ(Count(page, "stroke-dasharray=\"6 4\""), 1u);  // the whole pool's line
+  EXPECT_EQ(::preflight::testing::Occurrences(page, "<path class=\"keep-line\""), 3u);
+  EXPECT_EQ(::preflight::testing::Occurrences(page, "<circle class=\"keep-point\""), 9u);
+  EXPECT_EQ(::preflight::testing::Occurrences(page, "<circle class=\"best\""), 3u);
+  EXPECT_EQ(::preflight::testing::Occurrences(page, "stroke-dasharray=\"6 4\""),
+            1u);  // the whole pool's line
   EXPECT_NE(page.find("class=\"keep-line\" data-keep=\"0.05\""), std::string::npos);
   EXPECT_NE(page.find("<table id=\"keeps\">"), std::string::npos);
   EXPECT_NE(page.find("<td>never caught up (&le; -50.0%)</td>"), std::string::npos) << page;
@@ -136,17 +132,17 @@ TEST(LadderPage, AKeepLadderDrawsEachFractionAcrossRungsAndTheRecommendation) {
 }
 
 TEST(LadderPage, RendersInHeadlessChromium) {
-  const std::string chromium = testing::FindChromium();
+  const std::string chromium = ::preflight::testing::FindChromium();
   if (chromium.empty()) {
     GTEST_SKIP() << "no chromium binary on PATH (install Debian's `chromium`, as "
                     "scripts/install-deps.sh does, or set PREFLIGHT_CHROMIUM): the ladder page "
                     "rendering test did not run";
   }
-  const std::string dir = testing::ScratchDir("ladder-render");
+  const std::string dir = ::preflight::testing::ScratchDir("ladder-render");
   const std::string html = dir + "/ladder.html";
   ASSERT_TRUE(WriteFileAtomically(html, RenderLadderPage(SampleLadder(true))).ok());
   const std::string png = dir + "/ladder.png";
-  int rc = testing::RunChromium(
+  int rc = ::preflight::testing::RunChromium(
       chromium, dir, "--screenshot=" + png + " --window-size=1000,1000 --hide-scrollbars",
       "file://" + html, dir + "/screenshot.out");
   ASSERT_EQ(rc, 0) << "chromium --screenshot failed (exit " << rc << "); see " << dir
@@ -156,14 +152,15 @@ TEST(LadderPage, RendersInHeadlessChromium) {
   ASSERT_GT(bytes->size(), 8u);
   EXPECT_EQ(bytes->substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
   EXPECT_GT(bytes->size(), 20'000u) << "the screenshot looks blank: " << png;
-  rc = testing::RunChromium(chromium, dir, "--dump-dom", "file://" + html, dir + "/dom.html");
+  rc = ::preflight::testing::RunChromium(chromium, dir, "--dump-dom", "file://" + html,
+                                         dir + "/dom.html");
   ASSERT_EQ(rc, 0) << "chromium --dump-dom failed (exit " << rc << ")";
-  const std::string dom = testing::ReadText(dir + "/dom.html");
+  const std::string dom = ::preflight::testing::ReadText(dir + "/dom.html");
   for (const char* id : {"id=\"ladder-plot\"", "id=\"rungs\"", "id=\"trend\"", "id=\"trend-line\"",
                          "id=\"projection\""}) {
     EXPECT_NE(dom.find(id), std::string::npos) << id;
   }
-  EXPECT_EQ(Count(dom, "class=\"ci-bar\""), 3u);
+  EXPECT_EQ(::preflight::testing::Occurrences(dom, "class=\"ci-bar\""), 3u);
 }
 
 }  // namespace

@@ -15,12 +15,6 @@
 namespace preflight::report {
 namespace {
 
-size_t Count(const std::string& hay, const std::string& needle) {
-  size_t n = 0;
-  for (size_t at = hay.find(needle); at != std::string::npos; at = hay.find(needle, at + 1)) ++n;
-  return n;
-}
-
 TEST(LedgerSiteRender, IndexAndTrialPageRenderWithTheirTablesAndPlots) {
   const std::string chromium = preflight::testing::FindChromium();
   if (chromium.empty()) {
@@ -29,7 +23,7 @@ TEST(LedgerSiteRender, IndexAndTrialPageRenderWithTheirTablesAndPlots) {
                     "rendering test did not run";
   }
   const std::string dir = preflight::testing::ScratchDir("ledger-site-render");
-  const SiteData d = testing::SampleSite();
+  const SiteData d = ::preflight::report::testing::SampleSite();
   ASSERT_TRUE(MakeDirectories(dir + "/trials").ok());
   ASSERT_TRUE(WriteFileAtomically(dir + "/index.html", RenderSiteIndex(d)).ok());
   for (const SiteTrial& t : d.trials) {
@@ -44,7 +38,7 @@ TEST(LedgerSiteRender, IndexAndTrialPageRenderWithTheirTablesAndPlots) {
   auto dom = ReadFileToString(dom_path);
   ASSERT_TRUE(dom.ok());
   EXPECT_NE(dom->find("<table id=\"trials\">"), std::string::npos) << *dom;
-  EXPECT_EQ(Count(*dom, "<tr class=\"trial\""), d.trials.size());
+  EXPECT_EQ(::preflight::testing::Occurrences(*dom, "<tr class=\"trial\""), d.trials.size());
   EXPECT_NE(dom->find("<svg id=\"calibration-plot\""), std::string::npos);
   EXPECT_NE(dom->find("id=\"identity\""), std::string::npos);
   EXPECT_NE(dom->find("<svg id=\"accuracy-plot\""), std::string::npos);

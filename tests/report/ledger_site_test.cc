@@ -7,23 +7,18 @@
 
 #include "report/ledger_site_plot.h"
 #include "sample_site.h"
+#include "testing/testing.h"
 
 namespace preflight::report {
 namespace {
 
-using testing::Hash;
-using testing::SampleSite;
-
-size_t Count(const std::string& hay, const std::string& needle) {
-  size_t n = 0;
-  for (size_t at = hay.find(needle); at != std::string::npos; at = hay.find(needle, at + 1)) ++n;
-  return n;
-}
+using ::preflight::report::testing::Hash;
+using ::preflight::report::testing::SampleSite;
 
 TEST(LedgerSite, EveryTrialHasARowLinkingItsPage) {
   const SiteData d = SampleSite();
   const std::string html = RenderSiteIndex(d);
-  EXPECT_EQ(Count(html, "<tr class=\"trial\""), d.trials.size());
+  EXPECT_EQ(::preflight::testing::Occurrences(html, "<tr class=\"trial\""), d.trials.size());
   for (const SiteTrial& t : d.trials) {
     EXPECT_NE(html.find("data-hash=\"" + t.hash + "\""), std::string::npos) << t.target;
     EXPECT_NE(html.find("href=\"trials/" + t.hash.substr(0, 16) + ".html\""), std::string::npos);
@@ -55,7 +50,8 @@ TEST(LedgerSite, EveryNumberNamesTheReceiptItCameFrom) {
     ++cells;
     EXPECT_NE(html.find("<code>" + (*it)[2].str() + "</code>"), std::string::npos) << (*it)[2];
   }
-  EXPECT_EQ(Count(html, "<td class=\"num\">"), 0u) << "a number without its receipt";
+  EXPECT_EQ(::preflight::testing::Occurrences(html, "<td class=\"num\">"), 0u)
+      << "a number without its receipt";
   // 6 per trial, 7 per battery, 4 per training run.
   EXPECT_EQ(cells, 6 * d.trials.size() + 7 + 4);
   // The verdict cell names the forecast's receipt, not the trial's.
@@ -78,7 +74,7 @@ TEST(LedgerSite, EscapesAHostileTargetName) {
     EXPECT_NE(html.find("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;&#39;"),
               std::string::npos);
   }
-  EXPECT_EQ(Count(page, "</pre>"), 1u);
+  EXPECT_EQ(::preflight::testing::Occurrences(page, "</pre>"), 1u);
 }
 
 TEST(LedgerSite, CalibrationPlotsAPointPerForecastAndTheIdentity) {
@@ -86,12 +82,13 @@ TEST(LedgerSite, CalibrationPlotsAPointPerForecastAndTheIdentity) {
   const std::string html = RenderSiteIndex(d);
   EXPECT_NE(html.find("<svg id=\"calibration-plot\""), std::string::npos);
   EXPECT_NE(html.find("<line id=\"identity\""), std::string::npos);
-  EXPECT_EQ(Count(html, "<circle class=\"point\""), 3u);
-  EXPECT_EQ(Count(html, "class=\"x-bar\""), 3u);
-  EXPECT_EQ(Count(html, "class=\"y-bar\""), 2u);  // the one that never caught up has none
+  EXPECT_EQ(::preflight::testing::Occurrences(html, "<circle class=\"point\""), 3u);
+  EXPECT_EQ(::preflight::testing::Occurrences(html, "class=\"x-bar\""), 3u);
+  EXPECT_EQ(::preflight::testing::Occurrences(html, "class=\"y-bar\""),
+            2u);  // the one that never caught up has none
   // Accuracy in ledger order: right (100%), then wrong (50%); the abstention adds no point.
   EXPECT_NE(html.find("<svg id=\"accuracy-plot\""), std::string::npos);
-  EXPECT_EQ(Count(html, "class=\"accuracy-point\""), 2u);
+  EXPECT_EQ(::preflight::testing::Occurrences(html, "class=\"accuracy-point\""), 2u);
   EXPECT_NE(html.find("): 100.0% right"), std::string::npos);
   EXPECT_NE(html.find("): 50.0% right"), std::string::npos);
   EXPECT_NE(html.find("Decisions right: 1 of 2 (50.0%); 1 abstained"), std::string::npos);
@@ -111,7 +108,7 @@ TEST(LedgerSite, ReliabilityPlotBinsTheForecastsProbabilitiesWithTheirCounts) {
   const std::string html = RenderSiteIndex(d);
   EXPECT_NE(html.find("<svg id=\"reliability-plot\""), std::string::npos);
   EXPECT_NE(html.find("<line id=\"reliability-identity\""), std::string::npos);
-  EXPECT_EQ(Count(html, "<g class=\"reliability-bin\""), 2u);
+  EXPECT_EQ(::preflight::testing::Occurrences(html, "<g class=\"reliability-bin\""), 2u);
   EXPECT_NE(html.find("data-trials=\"1\" data-predicted=\"0.8300\" data-observed=\"1.0000\""),
             std::string::npos);
   EXPECT_NE(html.find("data-trials=\"1\" data-predicted=\"0.6100\" data-observed=\"0.0000\""),
@@ -134,7 +131,7 @@ TEST(LedgerSite, LaddersPlotEveryRungAndTheTrend) {
   const std::string html = RenderSiteIndex(d);
   EXPECT_NE(html.find("<svg class=\"ladder-plot\" id=\"ladder-" + Hash('9').substr(0, 16) + "\""),
             std::string::npos);
-  EXPECT_EQ(Count(html, "<g class=\"rung\">"), 3u);
+  EXPECT_EQ(::preflight::testing::Occurrences(html, "<g class=\"rung\">"), 3u);
   EXPECT_NE(html.find("Trend: -5.8 points of net saving per tenfold compute (interval -12.0 to "
                       "+0.4): the saving shrinks."),
             std::string::npos);

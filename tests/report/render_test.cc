@@ -23,12 +23,6 @@ uint32_t BigEndian32(const std::string& b, size_t at) {
          uint32_t{static_cast<unsigned char>(b[at + 3])};
 }
 
-size_t Count(const std::string& hay, const std::string& needle) {
-  size_t n = 0;
-  for (size_t at = hay.find(needle); at != std::string::npos; at = hay.find(needle, at + 1)) ++n;
-  return n;
-}
-
 class ChromiumRender : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -53,8 +47,8 @@ class ChromiumRender : public ::testing::Test {
 
 TEST_F(ChromiumRender, ScreenshotAndDomShowThePlotAndTheNumbers) {
   ReportData data = testing::SampleReport();
-  data.forecast = ForecastTested{std::string(64, 'f'), "curate", 0.12, std::pair{0.02, 0.25},
-                                 0.2, true};
+  data.forecast =
+      ForecastTested{std::string(64, 'f'), "curate", 0.12, std::pair{0.02, 0.25}, 0.2, true};
   data.provenance = Provenance{std::string(64, 'e'),
                                {{"pool", "/x/pool.jsonl", std::string(64, 'a'), 460, 1'000'000}}};
   data.selection = Selection{"curated",
@@ -93,8 +87,8 @@ TEST_F(ChromiumRender, ScreenshotAndDomShowThePlotAndTheNumbers) {
   auto dom = ReadFileToString(dom_path);
   ASSERT_TRUE(dom.ok());
   EXPECT_NE(dom->find("<svg id=\"curve-plot\""), std::string::npos) << *dom;
-  EXPECT_EQ(Count(*dom, "class=\"mean-curve\""), 3u);
-  EXPECT_EQ(Count(*dom, "class=\"seed-band\""), 3u);
+  EXPECT_EQ(::preflight::testing::Occurrences(*dom, "class=\"mean-curve\""), 3u);
+  EXPECT_EQ(::preflight::testing::Occurrences(*dom, "class=\"seed-band\""), 3u);
   EXPECT_NE(dom->find("id=\"l-star\""), std::string::npos);
   EXPECT_NE(dom->find("id=\"numbers\""), std::string::npos);
   EXPECT_NE(dom->find("id=\"lab-record\""), std::string::npos);

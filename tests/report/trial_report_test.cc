@@ -7,16 +7,11 @@
 
 #include "narrate/schedule_record.h"
 #include "sample_trial.h"
+#include "testing/testing.h"
 #include "trial/schedule_runs.h"
 
 namespace preflight::report {
 namespace {
-
-size_t Count(const std::string& hay, const std::string& needle) {
-  size_t n = 0;
-  for (size_t at = hay.find(needle); at != std::string::npos; at = hay.find(needle, at + 1)) ++n;
-  return n;
-}
 
 TEST(NiceTicks, RoundNumbers) {
   EXPECT_EQ(NiceTicks(0, 2000, 6), (std::vector<double>{0, 500, 1000, 1500, 2000}));
@@ -42,17 +37,17 @@ TEST(RenderTrialReport, HasThePlotTheNumbersAndTheLabRecord) {
   EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
   for (const char* id : {"id=\"headline\"", "id=\"curve-plot\"", "id=\"numbers\"",
                          "id=\"per-seed\"", "id=\"lab-record\"", "id=\"facts\"", "id=\"l-star\""}) {
-    EXPECT_EQ(Count(html, id), 1u) << id;
+    EXPECT_EQ(::preflight::testing::Occurrences(html, id), 1u) << id;
   }
   // One mean path and one band per arm; markers for t_R and the one arm that caught up.
-  EXPECT_EQ(Count(html, "class=\"mean-curve\""), 3u);
-  EXPECT_EQ(Count(html, "class=\"seed-band\""), 3u);
-  EXPECT_EQ(Count(html, "class=\"t-marker\""), 2u);
+  EXPECT_EQ(::preflight::testing::Occurrences(html, "class=\"mean-curve\""), 3u);
+  EXPECT_EQ(::preflight::testing::Occurrences(html, "class=\"seed-band\""), 3u);
+  EXPECT_EQ(::preflight::testing::Occurrences(html, "class=\"t-marker\""), 2u);
   EXPECT_NE(html.find("class=\"mean-curve\" data-arm=\"first\""), std::string::npos);
   // Each mean path has one vertex per eval point (21 of them).
   std::smatch m;
   ASSERT_TRUE(std::regex_search(html, m, std::regex("class=\"mean-curve\"[^>]* d=\"([^\"]*)\"")));
-  EXPECT_EQ(Count(m[1].str(), "L"), 20u);
+  EXPECT_EQ(::preflight::testing::Occurrences(m[1].str(), "L"), 20u);
   EXPECT_EQ(m[1].str()[0], 'M');
   // The numbers, formatted as the table shows them.
   EXPECT_NE(html.find(fmt::format("{:.4f} bpb", c.saving.l_star)), std::string::npos);
@@ -72,7 +67,8 @@ TEST(RenderTrialReport, HasThePlotTheNumbersAndTheLabRecord) {
   EXPECT_EQ(html.find("<script"), std::string::npos);
   EXPECT_EQ(html.find("src="), std::string::npos);
   EXPECT_EQ(html.find("<link"), std::string::npos);
-  EXPECT_EQ(Count(html, "http"), Count(html, "http://www.w3.org/2000/svg"));
+  EXPECT_EQ(::preflight::testing::Occurrences(html, "http"),
+            ::preflight::testing::Occurrences(html, "http://www.w3.org/2000/svg"));
   // Pure: same data, same bytes.
   EXPECT_EQ(RenderTrialReport(data), html);
 }
@@ -114,7 +110,7 @@ TEST(RenderTrialReport, NeverCaughtUpHeadline) {
   data.result = trial::ComputeTrial(in).value();
   std::string html = RenderTrialReport(data);
   EXPECT_NE(html.find("Never caught up"), std::string::npos);
-  EXPECT_EQ(Count(html, "class=\"t-marker\""), 1u);  // t_R only
+  EXPECT_EQ(::preflight::testing::Occurrences(html, "class=\"t-marker\""), 1u);  // t_R only
 }
 
 // A schedule trial's page: the FLOPs-axis table, the fixed-against-adaptive section and the
@@ -139,13 +135,13 @@ TEST(RenderTrialReport, ScheduleTrialHasTheScheduleSections) {
   const std::string html = RenderTrialReport(data);
   for (const char* id : {"id=\"headline\"", "id=\"curve-plot\"", "id=\"numbers\"",
                          "id=\"per-seed\"", "id=\"schedules\"", "id=\"lab-record\""}) {
-    EXPECT_EQ(Count(html, id), 1u) << id;
+    EXPECT_EQ(::preflight::testing::Occurrences(html, id), 1u) << id;
   }
   EXPECT_NE(html.find("Training FLOPs saved to L*"), std::string::npos);
   EXPECT_NE(html.find("The fixed step won"), std::string::npos);
   EXPECT_NE(html.find("proved the schedule wrong"), std::string::npos);
   EXPECT_NE(html.find("schedules on &lt;cj&gt;"), std::string::npos);
-  EXPECT_EQ(Count(html, "class=\"mean-curve\""), 3u);
+  EXPECT_EQ(::preflight::testing::Occurrences(html, "class=\"mean-curve\""), 3u);
 }
 
 }  // namespace

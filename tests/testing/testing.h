@@ -39,6 +39,13 @@ inline std::string ReadText(const std::string& path) {
   return ss.str();
 }
 
+// How many times `needle` occurs in `hay` (overlapping occurrences counted).
+inline size_t Occurrences(const std::string& hay, const std::string& needle) {
+  size_t n = 0;
+  for (size_t at = hay.find(needle); at != std::string::npos; at = hay.find(needle, at + 1)) ++n;
+  return n;
+}
+
 inline bool Exists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0; }
 
 struct CliResult {
