@@ -362,12 +362,16 @@ Result<ScanSummary> ScanDocuments(const std::vector<std::string>& paths, const R
         const uint64_t bytes_before = summary.file_bytes;
         PF_RETURN_IF_ERROR(ScanTextFile(scan, file, input, hash, summary));
         disk_done += summary.file_bytes - bytes_before;
-        if (progress) progress(disk_done, disk_total);
+        if (progress) {
+          progress({.stage = "read", .done = disk_done, .total = disk_total, .unit = "B"});
+        }
         continue;
       }
       auto report = [&](uint64_t read) {
         disk_done = disk_before + read;
-        if (progress) progress(disk_done, disk_total);
+        if (progress) {
+          progress({.stage = "read", .done = disk_done, .total = disk_total, .unit = "B"});
+        }
       };
       if (file.format == Format::kParquet) {
         PF_RETURN_IF_ERROR(ScanParquetFile(scan, file, input, hash, summary, report));
