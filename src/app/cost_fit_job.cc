@@ -13,8 +13,8 @@ using nlohmann::json;
 
 json IntervalJson(const cost::Interval& i) { return json::array({i.low, i.high}); }
 
-void Progress(const FitRequest& r, const std::string& line) {
-  if (r.progress) r.progress(line);
+void Progress(const FitRequest& r, const std::string& stage, const std::string& note) {
+  if (r.progress) r.progress({.stage = stage, .note = note});
 }
 
 Result<std::vector<cost::FitPoint>> ReadPoints(const FitRequest& r,
@@ -26,9 +26,10 @@ Result<std::vector<cost::FitPoint>> ReadPoints(const FitRequest& r,
   cost::LedgerScan s;
   PF_ASSIGN_OR_RETURN(std::vector<cost::FitPoint> points, cost::ReadFitLedger(r.ledger, &s));
   *scan = s;
-  Progress(r, fmt::format("preflight fit: {} runs from {} receipts in {} ledger lines ({} objects "
-                          "without params, tokens and loss skipped)",
-                          points.size(), s.receipts_used, s.lines, s.objects_skipped));
+  Progress(r, "read the ledger",
+           fmt::format("{} runs from {} receipts in {} ledger lines ({} objects without params, "
+                       "tokens and loss skipped)",
+                       points.size(), s.receipts_used, s.lines, s.objects_skipped));
   return points;
 }
 
@@ -42,9 +43,9 @@ Result<FitOutcome> RunFit(const FitRequest& request) {
   }
   PF_ASSIGN_OR_RETURN(std::vector<cost::FitPoint> points, ReadPoints(request, &o.scan));
   if (static_cast<int>(points.size()) >= cost::kLawConstants) {
-    Progress(request,
-             fmt::format("preflight fit: {} runs, {} starting points, {} bootstrap resamples",
-                         points.size(), cost::kGridStarts, request.options.bootstrap));
+    Progress(request, "fit",
+             fmt::format("{} runs, {} starting points, {} bootstrap resamples", points.size(),
+                         cost::kGridStarts, request.options.bootstrap));
   }
   PF_ASSIGN_OR_RETURN(o.fit, cost::FitLossLaw(points, request.options));
   if (!request.out_path.empty()) {

@@ -5,11 +5,11 @@
 // input, reports progress, runs the fit and says what came out: typed (FitOutcome), as --json
 // (FitToJson) and as text (FitText).
 
-#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
+#include "base/progress.h"
 #include "base/status.h"
 #include "cost/law_fit.h"
 
@@ -20,8 +20,9 @@ struct FitRequest {
   std::string ledger;
   cost::FitOptions options;
   std::string out_path;  // also write FitToJson here (atomically) when set
-  // Called with one line (no newline) before the slow part: how many runs, starts, resamples.
-  std::function<void(const std::string&)> progress;
+  // Stages announced with a note (one line): "read the ledger" (how many runs it held), then,
+  // before the slow part, "fit" (how many runs, starts, resamples). On the caller's thread.
+  ProgressFn progress;
 };
 
 struct FitOutcome {

@@ -32,7 +32,7 @@ Result<forecast::Calibration> LoadCalibration(const std::string& ledger_path) {
 Result<ForecastJob> RunForecastJob(const forecast::ForecastConfig& config,
                                    const std::string& ledger_path,
                                    const std::optional<forecast::ForecastArms>& arms,
-                                   const StageFn& stage) {
+                                   const ProgressFn& progress) {
   // Where the receipt and the kept arms go, before any work (exit 2: ledger/writable.h).
   PF_RETURN_IF_ERROR(ledger::CheckAppendable(ledger_path));
   if (!config.work_dir.empty()) {
@@ -44,8 +44,8 @@ Result<ForecastJob> RunForecastJob(const forecast::ForecastConfig& config,
   }
   ForecastJob job;
   job.config = config;
-  auto outcome =
-      arms ? forecast::ForecastOnArms(config, *arms, stage) : forecast::RunForecast(config, stage);
+  auto outcome = arms ? forecast::ForecastOnArms(config, *arms, progress)
+                      : forecast::RunForecast(config, progress);
   PF_RETURN_IF_ERROR(outcome.status());
   job.outcome = std::move(outcome).value();
   ledger::Receipt receipt;

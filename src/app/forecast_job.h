@@ -2,11 +2,11 @@
 // The forecast a user asks for (`preflight forecast`) or a trial makes before its first step:
 // the verdict, its receipt in the ledger, and what it prints.
 
-#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
+#include "base/progress.h"
 #include "base/status.h"
 #include "forecast/forecast.h"
 
@@ -25,14 +25,12 @@ std::string CalibrationPath(const std::string& ledger_path);
 // Corruption naming the file and JSON path for a damaged one.
 Result<forecast::Calibration> LoadCalibration(const std::string& ledger_path);
 
-using StageFn = std::function<void(const std::string& stage)>;
-
 // Runs the forecast (on `arms` when given, else on arms it makes) and appends its receipt before
-// returning.
+// returning. `progress` hears each stage as it starts (forecast::RunForecast).
 Result<ForecastJob> RunForecastJob(const forecast::ForecastConfig& config,
                                    const std::string& ledger_path,
                                    const std::optional<forecast::ForecastArms>& arms = {},
-                                   const StageFn& stage = {});
+                                   const ProgressFn& progress = {});
 
 // Right or wrong by doc/design.md's rule ("Forecast correct"); null for an abstention
 // ("uncertain").

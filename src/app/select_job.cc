@@ -11,8 +11,7 @@
 
 namespace preflight::app {
 
-Result<SelectJob> RunSelectJob(const SelectRequest& request,
-                               const select::StageProgress& progress) {
+Result<SelectJob> RunSelectJob(const SelectRequest& request, const ProgressFn& progress) {
   // The receipt's ledger, before any work (the outputs are opened first by the selection).
   PF_RETURN_IF_ERROR(ledger::CheckAppendable(request.ledger_path));
   SelectJob job;
@@ -26,10 +25,9 @@ Result<SelectJob> RunSelectJob(const SelectRequest& request,
   if (o.threads < 0) o.threads = 1;
   job.leader = !group || group->leader();
   RecordSelectionBeforeNaming(o, request.ledger_path, &job.receipt_hash);
-  PF_ASSIGN_OR_RETURN(
-      job.result,
-      select::RunSelection(request.pool, request.target, o,
-                           job.leader ? progress : select::StageProgress(), group.get()));
+  PF_ASSIGN_OR_RETURN(job.result,
+                      select::RunSelection(request.pool, request.target, o,
+                                           job.leader ? progress : ProgressFn(), group.get()));
   o.before_naming_output = nullptr;  // it refers to this job's options and hash
   return job;
 }

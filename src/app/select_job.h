@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "base/progress.h"
 #include "base/status.h"
 #include "select/selector.h"
 
@@ -28,9 +29,8 @@ struct SelectJob {
 };
 
 // InvalidArgument (exit 2) before any work when the ledger cannot take the receipt; the
-// selection's errors otherwise. `progress` hears the leader's stages (bytes done of total).
-Result<SelectJob> RunSelectJob(const SelectRequest& request,
-                               const select::StageProgress& progress = {});
+// selection's errors otherwise. `progress` hears the leader's stages (select::RunSelection).
+Result<SelectJob> RunSelectJob(const SelectRequest& request, const ProgressFn& progress = {});
 
 // The `select --json` document.
 nlohmann::json SelectJobJson(const SelectJob& job);

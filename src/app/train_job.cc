@@ -80,8 +80,7 @@ Status CheckTrainOutputs(const TrainRequest& request) {
   return ledger::CheckWritableFolder(request.options.run_dir, "--out");
 }
 
-Result<TrainJob> RunTrainJob(const TrainRequest& request,
-                             const std::function<void(const engine::StepInfo&)>& on_step) {
+Result<TrainJob> RunTrainJob(const TrainRequest& request, const ProgressFn& progress) {
   TrainJob job;
   job.request = request;
   PF_RETURN_IF_ERROR(CheckTrainOutputs(request));
@@ -92,7 +91,7 @@ Result<TrainJob> RunTrainJob(const TrainRequest& request,
   PF_ASSIGN_OR_RETURN(engine::JsonlTexts eval, engine::ReadJsonlFile(o.eval_path, o.EvalTextField()));
   job.data = RecordOf(data, "data");
   job.eval = RecordOf(eval, "eval");
-  PF_ASSIGN_OR_RETURN(job.result, engine::TrainOnDocuments(o, data.texts, eval.texts, on_step));
+  PF_ASSIGN_OR_RETURN(job.result, engine::TrainOnDocuments(o, data.texts, eval.texts, progress));
   PF_RETURN_IF_ERROR(AppendTrainReceipt(job));
   return job;
 }

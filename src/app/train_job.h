@@ -3,13 +3,13 @@
 // "train" receipt naming the model, its parameters, the tokens and FLOPs it trained on, its final
 // held-out loss and the SHA-256 of its data, which `preflight fit --ledger` can fit a loss law to.
 
-#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "base/progress.h"
 #include "base/status.h"
-#include "ledger/receipt.h"
 #include "engine/train.h"
+#include "ledger/receipt.h"
 
 namespace preflight::app {
 
@@ -30,8 +30,8 @@ struct TrainJob {
 // (ledger/writable.h). RunTrainJob checks it first; the CLI before it prints anything.
 Status CheckTrainOutputs(const TrainRequest& request);
 
-Result<TrainJob> RunTrainJob(const TrainRequest& request,
-                             const std::function<void(const engine::StepInfo&)>& on_step = {});
+// `progress` hears the run's steps and evals (engine::Train).
+Result<TrainJob> RunTrainJob(const TrainRequest& request, const ProgressFn& progress = {});
 
 // The `train --json` document (doc/design.md, "The command-line contract") and the receipt's hash.
 nlohmann::json TrainJson(const TrainJob& job);

@@ -155,9 +155,10 @@ Result<TrialJob> RunTrialJob(const TrialRequest& request, const TrialObserver& o
       }
       forecast::ForecastArms forecast_arms = ForecastArmsOf(arms);
       forecast_arms.pool_passes = checked.passes;  // the cross-fit shares the pool's first pass
-      PF_ASSIGN_OR_RETURN(ForecastJob f,
-                          RunForecastJob(fc, request.ledger_path, forecast_arms,
-                                         [&](const std::string& s) { note("forecast: " + s); }));
+      PF_ASSIGN_OR_RETURN(ForecastJob f, RunForecastJob(fc, request.ledger_path, forecast_arms,
+                                                        [&](const ProgressReport& p) {
+                                                          note("forecast: " + p.stage);
+                                                        }));
       note(fmt::format("forecast: {} (predicted net saving {:+.1f}%), receipt {}",
                        f.outcome.prediction.verdict, 100 * f.outcome.prediction.saving,
                        f.receipt_hash.substr(0, 16)));

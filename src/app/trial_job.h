@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "app/forecast_job.h"
+#include "base/progress.h"
 #include "base/status.h"
 #include "trial/runner.h"
 
@@ -33,8 +34,8 @@ struct TrialRequest {
 };
 
 struct TrialObserver {
-  std::function<void(const trial::TrialProgress&)> progress;  // selections and training steps
-  std::function<void(const std::string&)> note;               // one line: a stage, a forecast
+  ProgressFn progress;  // the trial's stages and training steps (trial::RunTrial)
+  std::function<void(const std::string&)> note;  // one line: a stage, a forecast
 };
 
 struct TrialJob {

@@ -42,9 +42,9 @@ int RunStats(const std::vector<std::string>& files, const corpus::ReadOptions& r
         ++hist[t][BinOf(text.size())];
         longest[t] = std::max<uint64_t>(longest[t], text.size());
       },
-      [&](uint64_t done, uint64_t total) {
-        progress.SetTotal(static_cast<double>(total));
-        progress.Update(static_cast<double>(done));
+      [&](const ProgressReport& p) {
+        progress.SetTotal(static_cast<double>(p.total));
+        progress.Update(static_cast<double>(p.done));
       });
   if (!summary.ok()) return Fail("corpus stats", summary.status());
   progress.Finish();

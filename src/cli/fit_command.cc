@@ -30,7 +30,9 @@ int RunFit(int argc, char** argv) {
   app.add_option("--out", r.out_path, "also write the JSON document here (for plan --law-json)");
   app.add_flag("--json", as_json, "print one JSON document on stdout");
   if (int rc = Parse(app, argc, argv); rc >= 0) return rc;
-  r.progress = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
+  r.progress = [](const ProgressReport& p) {
+    std::fprintf(stderr, "preflight fit: %s\n", p.note.c_str());
+  };
 
   auto outcome = app::RunFit(r);
   if (!outcome.ok()) return Fail("fit", outcome.status());

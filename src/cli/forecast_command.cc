@@ -112,8 +112,8 @@ int RunForecast(int argc, char** argv) {
   auto calibration = app::LoadCalibration(ledger_path);
   if (!calibration.ok()) return Fail("forecast", calibration.status());
   c.calibration = *calibration;
-  auto job = app::RunForecastJob(c, ledger_path, std::nullopt, [&](const std::string& s) {
-    if (!quiet) std::fprintf(stderr, "forecast: %s\n", s.c_str());
+  auto job = app::RunForecastJob(c, ledger_path, std::nullopt, [&](const ProgressReport& p) {
+    if (!quiet) std::fprintf(stderr, "forecast: %s\n", p.stage.c_str());
   });
   if (!job.ok()) return Fail("forecast", job.status());
   if (json) {

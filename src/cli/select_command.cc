@@ -168,14 +168,14 @@ int RunSelect(int argc, char** argv) {
 
   std::string stage;
   std::unique_ptr<Progress> bar;
-  auto progress = [&](const std::string& s, uint64_t done, uint64_t total) {
-    if (s != stage) {
+  auto progress = [&](const ProgressReport& p) {
+    if (p.stage != stage) {
       if (bar) bar->Finish();
-      stage = s;
-      bar = std::make_unique<Progress>("select " + request.options.selector + ": " + s,
-                                       static_cast<double>(total), "B", !f.quiet);
+      stage = p.stage;
+      bar = std::make_unique<Progress>("select " + request.options.selector + ": " + p.stage,
+                                       static_cast<double>(p.total), p.unit, !f.quiet);
     }
-    bar->Update(static_cast<double>(done));
+    bar->Update(static_cast<double>(p.done));
   };
   Result<app::SelectJob> job = app::RunSelectJob(request, progress);
   if (bar) bar->Finish();

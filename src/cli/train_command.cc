@@ -86,19 +86,18 @@ int RunTrain(int argc, char** argv) {
                static_cast<long long>(engine::ParamCount(m)), engine::FlopsPerToken(m),
                engine::BlasName());
   Progress bar("train", static_cast<double>(o.steps), "step", !quiet);
-  float last_loss = std::nanf("");
-  double last_bpb = std::nan(""), tok_s = 0;
-  auto on_step = [&](const engine::StepInfo& s) {
-    if (std::isfinite(s.eval_bpb)) last_bpb = s.eval_bpb;
-    if (std::isfinite(s.loss)) {
-      last_loss = s.loss;
-      tok_s = s.tokens_per_second;
+  double last_loss = std::nan(""), last_bpb = std::nan(""), tok_s = 0;
+  auto progress = [&](const ProgressReport& p) {
+    if (std::isfinite(p.eval_bpb)) last_bpb = p.eval_bpb;
+    if (std::isfinite(p.train_loss)) {
+      last_loss = p.train_loss;
+      tok_s = p.tokens_per_second;
     }
     bar.Update(
-        static_cast<double>(s.step),
+        static_cast<double>(p.done),
         fmt::format("loss {:.3f}  eval {:.3f} bpb  {:.0f} tok/s", last_loss, last_bpb, tok_s));
   };
-  auto job = app::RunTrainJob(request, on_step);
+  auto job = app::RunTrainJob(request, progress);
   if (!job.ok()) {
     bar.Finish();
     return Fail("train", job.status());

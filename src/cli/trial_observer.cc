@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <cstdio>
 
 #include "trial/step_estimate.h"
@@ -21,25 +22,34 @@ void TrialProgressBar::Stop() {
 }
 
 app::TrialObserver TrialProgressBar::Observer() {
-  return {[this](const trial::TrialProgress& p) { OnProgress(p); },
+  return {[this](const ProgressReport& p) { OnProgress(p); },
           [this](const std::string& line) { OnNote(line); }};
 }
 
-void TrialProgressBar::OnProgress(const trial::TrialProgress& p) {
+namespace {
+
+// What a run's bar shows after its fraction: the note, else its latest loss and throughput.
+std::string RunNumbers(const ProgressReport& p) {
+  if (!p.note.empty() || p.total == 0) return p.note;
+  const std::string loss = std::isfinite(p.train_loss) ? fmt::format("loss {:.3f}", p.train_loss)
+                           : std::isfinite(p.eval_bpb) ? fmt::format("eval {:.3f} bpb", p.eval_bpb)
+                                                       : "";
+  return fmt::format("{}{}{:.0f} tok/s", loss, loss.empty() ? "" : " | ", p.tokens_per_second);
+}
+
+}  // namespace
+
+void TrialProgressBar::OnProgress(const ProgressReport& p) {
   if (quiet_) return;
   if (p.stage != stage_) {
     if (bar_) bar_->Finish();
     stage_ = p.stage;
     const std::string label =
         p.runs > 0 && p.run > 0 ? fmt::format("[{}/{}] {}", p.run, p.runs, p.stage) : p.stage;
-    bar_ = std::make_unique<Progress>(label, static_cast<double>(std::max<int64_t>(1, p.steps)),
-                                      "step");
+    bar_ = std::make_unique<Progress>(label, static_cast<double>(std::max<uint64_t>(1, p.total)),
+                                      p.unit);
   }
-  std::string note = p.note;
-  if (note.empty() && p.steps > 0) {
-    note = fmt::format("loss {:.3f} | {:.0f} tok/s", p.loss, p.tokens_per_second);
-  }
-  bar_->Update(static_cast<double>(p.step), note);
+  bar_->Update(static_cast<double>(p.done), RunNumbers(p));
 }
 
 void TrialProgressBar::OnNote(const std::string& line) {

@@ -20,7 +20,7 @@ class TrialProgressBar {
   void Stop();
 
  private:
-  void OnProgress(const trial::TrialProgress& p);
+  void OnProgress(const ProgressReport& p);
   void OnNote(const std::string& line);
   bool quiet_;
   std::string stage_;

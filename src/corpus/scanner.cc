@@ -185,7 +185,7 @@ Status ParseChunk(DocumentScan& scan, InputSummary& summary) {
 }
 
 Status ScanJsonlFile(DocumentScan& scan, const InputFile& file, uint32_t input, InputHash& hash,
-                     InputSummary& summary, const std::function<void(uint64_t)>& progress) {
+                     InputSummary& summary, const std::function<void(uint64_t)>& bytes_read) {
   PF_ASSIGN_OR_RETURN(std::unique_ptr<ChunkReader> reader,
                       ChunkReader::OpenAs(file.path, file.format, MaxLineBytes(scan.options)));
   int64_t line_no = 0;
@@ -196,7 +196,7 @@ Status ScanJsonlFile(DocumentScan& scan, const InputFile& file, uint32_t input, 
                scan.records, summary.blank);
     if (scan.before_chunk) scan.before_chunk(scan.next_index);
     PF_RETURN_IF_ERROR(ParseChunk(scan, summary));
-    if (progress) progress(reader->disk_bytes_read());
+    if (bytes_read) bytes_read(reader->disk_bytes_read());
   }
   if (reader->skipped_bom()) scan.total.notes.push_back(BomNote(file.path));
   summary.file_bytes += reader->disk_bytes_read();
@@ -257,7 +257,7 @@ void SortParquetBatch(const ParquetBatch& batch, const InputFile& file, uint32_t
 // ScanDocuments for one Parquet file: its text column, visited on the scan's threads batch by
 // batch; then the file's bytes read once more, in order, for its SHA-256.
 Status ScanParquetFile(DocumentScan& scan, const InputFile& file, uint32_t input, InputHash& hash,
-                       InputSummary& summary, const std::function<void(uint64_t)>& progress) {
+                       InputSummary& summary, const std::function<void(uint64_t)>& bytes_read) {
   PF_ASSIGN_OR_RETURN(std::unique_ptr<ParquetRows> rows,
                       ParquetRows::Open(file.path, scan.options, /*lines=*/false));
   ParquetBatch batch;
@@ -276,7 +276,7 @@ Status ScanParquetFile(DocumentScan& scan, const InputFile& file, uint32_t input
     summary.docs += chunk.records.size();
     for (std::string_view t : chunk.texts) summary.text_bytes += t.size();
     PF_RETURN_IF_ERROR(scan.TakeBad(chunk.bad, summary));
-    if (progress) progress(rows->progress_bytes());
+    if (bytes_read) bytes_read(rows->progress_bytes());
   }
   Sha256 sha;
   PF_RETURN_IF_ERROR(HashFileInto(file.path, sha, summary.file_bytes));
@@ -362,12 +362,16 @@ Result<ScanSummary> ScanDocuments(const std::vector<std::string>& paths, const R
         const uint64_t bytes_before = summary.file_bytes;
         PF_RETURN_IF_ERROR(ScanTextFile(scan, file, input, hash, summary));
         disk_done += summary.file_bytes - bytes_before;
-        if (progress) progress(disk_done, disk_total);
+        if (progress) {
+          progress({.stage = "read", .done = disk_done, .total = disk_total, .unit = "B"});
+        }
         continue;
       }
       auto report = [&](uint64_t read) {
         disk_done = disk_before + read;
-        if (progress) progress(disk_done, disk_total);
+        if (progress) {
+          progress({.stage = "read", .done = disk_done, .total = disk_total, .unit = "B"});
+        }
       };
       if (file.format == Format::kParquet) {
         PF_RETURN_IF_ERROR(ScanParquetFile(scan, file, input, hash, summary, report));

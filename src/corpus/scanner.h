@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/progress.h"
 #include "base/status.h"
 #include "corpus/record.h"
 
@@ -30,14 +31,13 @@ namespace preflight::corpus {
 // chunk in any order: visitors write to per-record or per-thread slots.
 using DocumentVisitor =
     std::function<void(int thread, const Record& record, std::string_view text)>;
-// Progress in bytes read from disk, out of the total.
-using ProgressFn = std::function<void(uint64_t done, uint64_t total)>;
 // Called on the scanning thread before the documents of each chunk are visited, with the number
 // of records numbered so far (indices below it may now arrive): size per-record arrays here.
 using ChunkHook = std::function<void(uint64_t records_so_far)>;
 
 // Reads every input in order, one file after another (corpus/shard_scan.h reads shards in
-// parallel instead, for selection).
+// parallel instead, for selection). `progress` hears stage "read": bytes read from disk of all
+// inputs' total, after every chunk, on this thread.
 Result<ScanSummary> ScanDocuments(const std::vector<std::string>& paths, const ReadOptions& options,
                                   const DocumentVisitor& visit, const ProgressFn& progress = {},
                                   const ChunkHook& before_chunk = {});

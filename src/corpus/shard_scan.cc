@@ -441,7 +441,9 @@ void Scanner::Load(uint32_t slot, std::unique_lock<std::mutex>& lock) {
   s.reading = false;
   disk_done_ += disk - s.disk_reported;
   s.disk_reported = disk;
-  if (req_.progress) req_.progress(disk_done_, disk_total_);
+  if (req_.progress) {
+    req_.progress({.stage = "read", .done = disk_done_, .total = disk_total_, .unit = "B"});
+  }
   if (got && st.ok() && !s.failed) {
     ++s.pending;
     ready_.push_back(std::move(c));

@@ -25,6 +25,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/progress.h"
 #include "base/status.h"
 #include "corpus/document_parser.h"
 #include "corpus/read_plan.h"
@@ -129,8 +130,9 @@ struct ScanRequest {
   // empty: every line. A Parquet row whose line is not wanted has no line and no text: the sink
   // must not read it (its bad rows are known from an earlier pass).
   std::function<bool(uint32_t shard, uint64_t record)> wants_line;
-  // Bytes read from disk so far, out of the shards' total; on one thread at a time.
-  std::function<void(uint64_t done, uint64_t total)> progress;
+  // Stage "read": bytes read from disk so far, out of the shards' total. Called from the reading
+  // threads, under the scanner's lock (one at a time).
+  ProgressFn progress;
 };
 
 // The first failure in reading order.

@@ -369,9 +369,17 @@ void ApplySchedule(RunState& r) {
   r.result.trigger_core_seconds += trigger.core_seconds();
 }
 
+// What the progress hears at the run's current step: stage "train", in steps of the run's.
+ProgressReport StepReport(const RunState& r) {
+  return {.stage = "train",
+          .done = static_cast<uint64_t>(r.step),
+          .total = static_cast<uint64_t>(r.o.steps),
+          .unit = "step"};
+}
+
 // Evaluates when an eval is due at this step; returns whether one ran.
 Result<bool> EvalIfDue(RunState& r, std::vector<int>& inputs, std::vector<int>& targets,
-                       const std::function<void(const StepInfo&)>& on_step) {
+                       const ProgressFn& progress) {
   const bool due = (r.step % r.o.eval_every == 0 || r.step == r.o.steps) &&
                    (r.curve.empty() || r.curve.back().step != r.step);
   if (!due) return false;
@@ -381,13 +389,10 @@ Result<bool> EvalIfDue(RunState& r, std::vector<int>& inputs, std::vector<int>& 
                      r.train_core_seconds});
   if (r.early && r.early->Observe(bpb)) r.stop_early = true;
   if (!r.curve_path.empty()) PF_RETURN_IF_ERROR(WriteCurve(r.curve_path, r.curve));
-  if (on_step) {
-    StepInfo info;
-    info.step = r.step;
-    info.steps = r.o.steps;
-    info.loss = std::nanf("");
-    info.eval_bpb = bpb;
-    on_step(info);
+  if (progress) {
+    ProgressReport report = StepReport(r);
+    report.eval_bpb = bpb;
+    progress(report);
   }
   return true;
 }
@@ -401,7 +406,7 @@ double CpuSeconds(const TrainOptions& o) {
 
 // One optimizer step; `since` and `first_step` give the throughput this invocation reports.
 Status Step(RunState& r, std::vector<int>& inputs, std::vector<int>& targets, double since,
-            int64_t first_step, const std::function<void(const StepInfo&)>& on_step) {
+            int64_t first_step, const ProgressFn& progress) {
   const TrainOptions& o = r.o;
   const double ts = WallSeconds();
   const double cs = CpuSeconds(o);
@@ -421,22 +426,19 @@ Status Step(RunState& r, std::vector<int>& inputs, std::vector<int>& targets, do
   r.result.train_seconds += WallSeconds() - ts;
   r.train_core_seconds += CpuSeconds(o) - cs;
   r.result.final_train_loss = stats.loss;
-  if (on_step) {
-    StepInfo info;
-    info.step = r.step;
-    info.steps = o.steps;
-    info.loss = stats.loss;
-    info.lr = lr;
-    info.tokens_per_second = static_cast<double>(r.step - first_step) * r.result.tokens_per_step /
-                             std::max(1e-9, WallSeconds() - since);
-    info.eval_bpb = std::nan("");
-    on_step(info);
+  if (progress) {
+    ProgressReport report = StepReport(r);
+    report.train_loss = stats.loss;
+    report.lr = lr;
+    report.tokens_per_second = static_cast<double>(r.step - first_step) * r.result.tokens_per_step /
+                               std::max(1e-9, WallSeconds() - since);
+    progress(report);
   }
   return Status::Ok();
 }
 
 // Evals, checkpoints and steps until the budget, an early stop or stop_after_step.
-Status RunLoop(RunState& r, const std::function<void(const StepInfo&)>& on_step) {
+Status RunLoop(RunState& r, const ProgressFn& progress) {
   const TrainOptions& o = r.o;
   const size_t window_tokens = static_cast<size_t>(o.model.batch) * o.model.context;
   std::vector<int> inputs(window_tokens), targets(window_tokens);
@@ -445,7 +447,7 @@ Status RunLoop(RunState& r, const std::function<void(const StepInfo&)>& on_step)
   r.result.completed = true;
   while (true) {
     ApplySchedule(r);
-    PF_ASSIGN_OR_RETURN(const bool evaluated, EvalIfDue(r, inputs, targets, on_step));
+    PF_ASSIGN_OR_RETURN(const bool evaluated, EvalIfDue(r, inputs, targets, progress));
     const bool stop_here = r.step == o.stop_after_step && r.step < o.steps;
     if (evaluated || r.step == o.steps || stop_here ||
         (o.checkpoint_every > 0 && r.step % o.checkpoint_every == 0)) {
@@ -460,7 +462,7 @@ Status RunLoop(RunState& r, const std::function<void(const StepInfo&)>& on_step)
       r.result.completed = false;
       return Status::Ok();
     }
-    PF_RETURN_IF_ERROR(Step(r, inputs, targets, since, first_step, on_step));
+    PF_RETURN_IF_ERROR(Step(r, inputs, targets, since, first_step, progress));
   }
 }
 
@@ -490,7 +492,7 @@ TrainResult Finish(RunState& r) {
 Result<TrainResult> TrainOnDocuments(const TrainOptions& options,
                                      const std::vector<std::string>& train_docs,
                                      const std::vector<std::string>& eval_docs,
-                                     const std::function<void(const StepInfo&)>& on_step) {
+                                     const ProgressFn& progress) {
   PF_ASSIGN_OR_RETURN(const TrainOptions o, ResolveOptions(options));
   PF_ASSIGN_OR_RETURN(const TokenSets tokens, PrepareTokens(o, train_docs, eval_docs));
   PF_ASSIGN_OR_RETURN(const Schedule schedule, ParseSchedule(o.schedule, o.model.layers));
@@ -504,18 +506,17 @@ Result<TrainResult> TrainOnDocuments(const TrainOptions& options,
       PF_RETURN_IF_ERROR(Resume(*run, std::move(c)));
     }
   }
-  PF_RETURN_IF_ERROR(RunLoop(*run, on_step));
+  PF_RETURN_IF_ERROR(RunLoop(*run, progress));
   return Finish(*run);
 }
 
-Result<TrainResult> Train(const TrainOptions& options,
-                          const std::function<void(const StepInfo&)>& on_step) {
+Result<TrainResult> Train(const TrainOptions& options, const ProgressFn& progress) {
   PF_RETURN_IF_ERROR(ValidateModel(options.model));
   PF_ASSIGN_OR_RETURN(std::vector<std::string> train_docs,
                       ReadJsonlTexts(options.data_path, options.text_field));
   PF_ASSIGN_OR_RETURN(std::vector<std::string> eval_docs,
                       ReadJsonlTexts(options.eval_path, options.EvalTextField()));
-  return TrainOnDocuments(options, train_docs, eval_docs, on_step);
+  return TrainOnDocuments(options, train_docs, eval_docs, progress);
 }
 
 }  // namespace preflight::engine

@@ -41,6 +41,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/progress.h"
 #include "base/status.h"
 #include "engine/config.h"
 
@@ -78,16 +79,6 @@ struct EvalPoint {
   // Cumulative training compute before this eval: FLOPs (the sum of each step's actual FLOPs),
   // wall seconds and CPU seconds of the training steps (evals and the trigger excluded).
   double flops = 0, train_seconds = 0, core_seconds = 0;
-};
-
-// What on_step receives after every training step and after every eval.
-struct StepInfo {
-  int64_t step = 0;   // steps completed
-  int64_t steps = 0;  // steps in the run
-  float loss = 0;     // this step's training loss (nats per token); NaN at an eval
-  float lr = 0;
-  double tokens_per_second = 0;  // training throughput of this invocation so far
-  double eval_bpb = 0;           // NaN unless this call reports an eval
 };
 
 // What a run's schedule did (schedule.h), in the units the trial compares schedules on. For a
@@ -130,14 +121,16 @@ struct TrainResult : ScheduleFacts {
 // Resolves the automatic options (eval_every, warmup_steps, threads) and checks them.
 Result<TrainOptions> ResolveOptions(const TrainOptions& options);
 
-// Reads data_path and eval_path (JSONL, field "text") and trains.
-Result<TrainResult> Train(const TrainOptions& options,
-                          const std::function<void(const StepInfo&)>& on_step = {});
+// Reads data_path and eval_path (JSONL, field "text") and trains. `progress` hears stage "train"
+// in steps (done of total = options.steps), on this thread: after every training step
+// (train_loss, lr, and tokens_per_second of this invocation so far) and after every eval
+// (eval_bpb; train_loss NaN).
+Result<TrainResult> Train(const TrainOptions& options, const ProgressFn& progress = {});
 
 // The same on documents already in memory (data_path and eval_path are ignored).
 Result<TrainResult> TrainOnDocuments(const TrainOptions& options,
                                      const std::vector<std::string>& train_docs,
                                      const std::vector<std::string>& eval_docs,
-                                     const std::function<void(const StepInfo&)>& on_step = {});
+                                     const ProgressFn& progress = {});
 
 }  // namespace preflight::engine

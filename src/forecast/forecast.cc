@@ -116,7 +116,7 @@ Status ValidateConfig(const ForecastConfig& c) {
 // The two arms the trial would train, made under `dir` as one batch, after the pool's first pass
 // read once for them and the cross-fitted selections (select/batch.h).
 Result<ForecastArms> MakeArms(const ForecastConfig& c, const std::string& dir,
-                              const std::function<void(const std::string&)>& progress) {
+                              const ProgressFn& progress) {
   select::SelectOptions o;
   o.keep = c.keep;
   o.seed = c.selection_seed;
@@ -125,7 +125,7 @@ Result<ForecastArms> MakeArms(const ForecastConfig& c, const std::string& dir,
   o.id_field = c.id_field;
   o.target_text_field = c.target_text_field;
   o.target_id_field = c.target_id_field;
-  if (progress) progress("read the pool and T_sel");
+  if (progress) progress({.stage = "read the pool and T_sel"});
   PF_ASSIGN_OR_RETURN(select::PreparedInputs read,
                       select::PrepareInputs(c.pool, {c.target_select}, o, {c.selector, "random"}));
   ForecastArms arms;
@@ -136,7 +136,7 @@ Result<ForecastArms> MakeArms(const ForecastConfig& c, const std::string& dir,
     o.out_path = JoinPath(dir, std::string(name) + ".jsonl");
     requests.push_back({{c.target_select}, o});
   }
-  if (progress) progress("select curated (" + c.selector + ") and random");
+  if (progress) progress({.stage = "select curated (" + c.selector + ") and random"});
   PF_ASSIGN_OR_RETURN(std::vector<select::SelectionResult> made,
                       select::RunSelections(c.pool, requests, {}, nullptr,
                                             arms.pool_passes.get()));
@@ -187,14 +187,14 @@ Result<Measured> MeasureSignals(const ForecastConfig& c, const std::vector<std::
                                 const std::vector<std::string>& random,
                                 const std::vector<std::string>& target,
                                 const select::PreparedInputs* passes, ForecastOutcome& out,
-                                const std::function<void(const std::string&)>& progress) {
+                                const ProgressFn& progress) {
   Measured m;
-  if (progress) progress("byte n-gram statistics");
+  if (progress) progress({.stage = "byte n-gram statistics"});
   for (int order : {1, 2}) {
     GainEstimate g = ByteNgramGain(curated, random, target, order);
     m.signals[order == 1 ? "byte_unigram_gain" : "byte_bigram_gain"] = {g.gain, g.lo, g.hi};
   }
-  if (progress) progress("pool signals (4-gram coverage, classifier)");
+  if (progress) progress({.stage = "pool signals (4-gram coverage, classifier)"});
   const double coverage = ByteBigramCoverage(random, target);
   m.signals["byte_pair_coverage"] = {coverage, coverage, coverage};
   const double covered = NgramCoverageGain(curated, random, target);
@@ -211,11 +211,13 @@ Result<Measured> MeasureSignals(const ForecastConfig& c, const std::vector<std::
   m.signals["largest_source_kept"] = {k.largest_source_kept, k.largest_source_kept,
                                       k.largest_source_kept};
   m.signals["top_cluster_gain"] = {k.top_gain, k.top_gain, k.top_gain};
-  if (progress) progress("cross-fitted signals (two selections with half of the target each)");
+  if (progress) {
+    progress({.stage = "cross-fitted signals (two selections with half of the target each)"});
+  }
   PF_RETURN_IF_ERROR(MeasureCrossFit(c, target, random, passes, m));
   if (!c.proxy) {
     // f, timed: a few steps of the trial's model on the curated arm.
-    if (progress) progress("time a training step");
+    if (progress) progress({.stage = "time a training step"});
     PF_ASSIGN_OR_RETURN(TimedStep timed, TimeTrainingStep(c, curated));
     m.train_core_seconds_per_step = timed.core_seconds_per_step;
     out.flops = timed.flops;
@@ -230,7 +232,9 @@ Result<Measured> MeasureSignals(const ForecastConfig& c, const std::vector<std::
   p.eval_max_windows = c.eval_max_windows;
   p.lr = c.lr;
   p.threads = c.threads;
-  if (progress) progress("proxy runs (" + std::to_string(p.proxy_steps) + " steps per arm)");
+  if (progress) {
+    progress({.stage = "proxy runs (" + std::to_string(p.proxy_steps) + " steps per arm)"});
+  }
   PF_ASSIGN_OR_RETURN(ProxyResult proxy, ProxyGain(curated, random, target, p));
   m.signals["proxy_gain"] = {proxy.gain, proxy.gain, proxy.gain};
   m.train_core_seconds_per_step = proxy.train_core_seconds_per_step;
@@ -399,7 +403,7 @@ std::string FarSmallerNoteOf(const nlohmann::json& result) {
 }
 
 Result<ForecastOutcome> ForecastOnArms(const ForecastConfig& c, const ForecastArms& arms,
-                                       const std::function<void(const std::string&)>& progress) {
+                                       const ProgressFn& progress) {
   PF_RETURN_IF_ERROR(ValidateConfig(c));
   CostMeter meter;
   ForecastOutcome out;
@@ -433,8 +437,7 @@ Result<ForecastOutcome> ForecastOnArms(const ForecastConfig& c, const ForecastAr
   return out;
 }
 
-Result<ForecastOutcome> RunForecast(const ForecastConfig& c,
-                                    const std::function<void(const std::string&)>& progress) {
+Result<ForecastOutcome> RunForecast(const ForecastConfig& c, const ProgressFn& progress) {
   PF_RETURN_IF_ERROR(ValidateConfig(c));
   CostMeter meter;
   PF_ASSIGN_OR_RETURN(WorkDir work, WorkDir::Make(c.work_dir));

@@ -24,10 +24,11 @@
 #include <string>
 #include <vector>
 
+#include "base/progress.h"
 #include "base/status.h"
+#include "engine/config.h"
 #include "forecast/calibration.h"
 #include "forecast/signals.h"
-#include "engine/config.h"
 #include "select/prepared.h"
 #include "trial/plan.h"
 
@@ -106,14 +107,12 @@ nlohmann::json FarSmallerJson(const std::vector<OutsideSignal>& smaller);
 std::string FarSmallerNoteOf(const nlohmann::json& result);
 
 // The forecast of a trial whose arms are already made (the trial's own, so that each selection
-// is made once per trial). Reads the arms and T_sel only.
-Result<ForecastOutcome> ForecastOnArms(
-    const ForecastConfig& config, const ForecastArms& arms,
-    const std::function<void(const std::string& stage)>& progress = {});
+// is made once per trial). Reads the arms and T_sel only. `progress` hears each stage as it
+// starts (no measure: total 0), on this thread.
+Result<ForecastOutcome> ForecastOnArms(const ForecastConfig& config, const ForecastArms& arms,
+                                       const ProgressFn& progress = {});
 
 // Makes the two arms (under work_dir, or a temporary folder), then ForecastOnArms.
-Result<ForecastOutcome> RunForecast(
-    const ForecastConfig& config,
-    const std::function<void(const std::string& stage)>& progress = {});
+Result<ForecastOutcome> RunForecast(const ForecastConfig& config, const ProgressFn& progress = {});
 
 }  // namespace preflight::forecast

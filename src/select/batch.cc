@@ -274,7 +274,7 @@ Status Commit(Selection& s, const PoolPass& pool, SelectionResult& result,
 
 // Opens every selection's outputs and reads the targets and the pool's first pass.
 Status Start(const std::vector<std::string>& pool, const std::vector<SelectionRequest>& requests,
-             const StageProgress& progress, SelectionGroup* group, CutMethod cut,
+             const ProgressFn& progress, SelectionGroup* group, CutMethod cut,
              std::vector<std::unique_ptr<Selection>>* all) {
   for (const SelectionRequest& r : requests) {
     auto s = std::make_unique<Selection>();
@@ -290,7 +290,7 @@ Status Start(const std::vector<std::string>& pool, const std::vector<SelectionRe
 
 Result<std::vector<SelectionResult>> RunSelections(const std::vector<std::string>& pool,
                                                    const std::vector<SelectionRequest>& requests,
-                                                   const StageProgress& progress,
+                                                   const ProgressFn& progress,
                                                    SelectionGroup* group_in,
                                                    const PreparedInputs* prepared) {
   PF_RETURN_IF_ERROR(CheckBatch(pool, requests));

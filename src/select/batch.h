@@ -30,7 +30,7 @@ struct SelectionRequest {
 // agree (InvalidArgument otherwise). Results in the requests' order. Collective in a group.
 Result<std::vector<SelectionResult>> RunSelections(const std::vector<std::string>& pool,
                                                    const std::vector<SelectionRequest>& requests,
-                                                   const StageProgress& progress = {},
+                                                   const ProgressFn& progress = {},
                                                    SelectionGroup* group = nullptr,
                                                    const PreparedInputs* prepared = nullptr);
 

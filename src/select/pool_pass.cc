@@ -37,7 +37,7 @@ Result<ScanSummary> ScanTarget(const SelectionContext& ctx, bool counts, bool te
           collected.emplace_back(r.index, std::string(text));
         }
       },
-      [&](uint64_t done, uint64_t total) { ctx.Report("target", done, total); });
+      [&](const ProgressReport& read) { ctx.Report("target", read); });
   if (!summary.ok()) return summary.status();
   if (summary->docs == 0) {
     return Status::InvalidArgument(
@@ -326,9 +326,7 @@ corpus::ScanRequest RequestFor(const SelectionContext& ctx, const PoolPass& pool
   req.read = &ctx.options->read;
   req.threads = ctx.threads();
   if (stage) {
-    req.progress = [&ctx, stage](uint64_t done, uint64_t total) {
-      ctx.Report(stage, done, total);
-    };
+    req.progress = [&ctx, stage](const ProgressReport& read) { ctx.Report(stage, read); };
   }
   return req;
 }

@@ -29,7 +29,7 @@ struct SelectionContext {
   const std::vector<std::string>* pool = nullptr;
   const std::vector<std::string>* target = nullptr;
   const SelectOptions* options = nullptr;
-  const StageProgress* progress = nullptr;
+  const ProgressFn* progress = nullptr;
   SelectionGroup* group = nullptr;
   CutMethod cut_method = CutMethod::kRadix;
   WorkFolder* work = nullptr;  // Where passes keep their results for a rerun; nullptr: nowhere.
@@ -37,8 +37,12 @@ struct SelectionContext {
   bool distributed() const { return group->size() > 1; }
   bool leader() const { return group->leader(); }
   int threads() const { return options->threads < 1 ? 1 : options->threads; }
-  void Report(const char* stage, uint64_t done, uint64_t total) const {
-    if (progress && *progress) (*progress)(stage, done, total);
+  // A read's report (corpus's stage "read") passed on as this selection's stage `stage`.
+  void Report(const char* stage, const ProgressReport& read) const {
+    if (!progress || !*progress) return;
+    ProgressReport r = read;
+    r.stage = stage;
+    (*progress)(r);
   }
 };
 

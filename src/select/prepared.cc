@@ -42,7 +42,7 @@ Result<PreparedInputs> PrepareInputs(const std::vector<std::string>& pool,
                                      const std::vector<std::string>& target,
                                      const SelectOptions& options,
                                      const std::vector<std::string>& selectors,
-                                     const StageProgress& progress) {
+                                     const ProgressFn& progress) {
   if (pool.empty()) return Status::InvalidArgument("no --pool given");
   PreparedInputs p;
   p.pool = pool;

@@ -41,6 +41,6 @@ Result<PreparedInputs> PrepareInputs(const std::vector<std::string>& pool,
                                      const std::vector<std::string>& target,
                                      const SelectOptions& options,
                                      const std::vector<std::string>& selectors,
-                                     const StageProgress& progress = {});
+                                     const ProgressFn& progress = {});
 
 }  // namespace preflight::select

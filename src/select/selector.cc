@@ -94,7 +94,7 @@ Status SelectOptions::Validate() const {
 
 Result<SelectionResult> RunSelection(const std::vector<std::string>& pool,
                                      const std::vector<std::string>& target, const SelectOptions& o,
-                                     const StageProgress& progress, SelectionGroup* group,
+                                     const ProgressFn& progress, SelectionGroup* group,
                                      const PreparedInputs* prepared) {
   PF_ASSIGN_OR_RETURN(std::vector<SelectionResult> results,
                       RunSelections(pool, {{target, o}}, progress, group, prepared));

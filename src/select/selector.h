@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "base/progress.h"
 #include "base/status.h"
 #include "corpus/record.h"
 #include "select/classifier.h"
@@ -117,9 +118,8 @@ struct SelectionResult {
 // How many skipped lines a selection lists (it counts them all).
 inline constexpr size_t kSkippedListed = 10;
 
-// Progress of each stage ("pool", "target", "score", "write") in bytes read.
-using StageProgress = std::function<void(const std::string& stage, uint64_t done, uint64_t total)>;
-
+// `progress` hears each pass as a stage ("target", "pool", "score", "write"): bytes read from
+// disk of the pass's total, from the reading threads one at a time (corpus/shard_scan.h).
 // `group`: the processes that run this selection together (group.h; nullptr: this process
 // alone). In a group of several, each reads its own line-aligned byte range of the pool, and the
 // leader (rank 0) reads the target, trains the classifier, reads the whole pool once more to copy
@@ -131,8 +131,7 @@ using StageProgress = std::function<void(const std::string& stage, uint64_t done
 // what the selector needs), alone only. The outputs are the same bytes either way.
 Result<SelectionResult> RunSelection(const std::vector<std::string>& pool,
                                      const std::vector<std::string>& target,
-                                     const SelectOptions& options,
-                                     const StageProgress& progress = {},
+                                     const SelectOptions& options, const ProgressFn& progress = {},
                                      SelectionGroup* group = nullptr,
                                      const PreparedInputs* prepared = nullptr);
 

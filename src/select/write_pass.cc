@@ -360,7 +360,7 @@ Status WriteKept(const SelectionContext& ctx, const PoolPass& pool,
   req.threads = ctx.threads();
   req.hash = false;
   req.lines = true;  // The kept lines are copied out (a Parquet row's built as JSON).
-  req.progress = [&ctx](uint64_t done, uint64_t total) { ctx.Report("write", done, total); };
+  req.progress = [&ctx](const ProgressReport& read) { ctx.Report("write", read); };
   pool.CountReads(req.shards);
   WriteSink sink(ctx, pool, states);
   req.wants_line = [&sink](uint32_t shard, uint64_t record) {

@@ -22,8 +22,8 @@ engine::TrainOptions BuiltinOptions(const RunRequest& r) {
   return t;
 }
 
-Result<RunResult> BuiltinTrainer::Run(const RunRequest& request, const StepCallback& on_step) {
-  PF_ASSIGN_OR_RETURN(engine::TrainResult r, engine::Train(BuiltinOptions(request), on_step));
+Result<RunResult> BuiltinTrainer::Run(const RunRequest& request, const ProgressFn& progress) {
+  PF_ASSIGN_OR_RETURN(engine::TrainResult r, engine::Train(BuiltinOptions(request), progress));
   RunResult out;
   for (const engine::EvalPoint& p : r.curve) {
     out.curve.push_back(

@@ -14,7 +14,7 @@ engine::TrainOptions BuiltinOptions(const RunRequest& request);
 class BuiltinTrainer final : public Trainer {
  public:
   std::string kind() const override { return "builtin"; }
-  Result<RunResult> Run(const RunRequest& request, const StepCallback& on_step) override;
+  Result<RunResult> Run(const RunRequest& request, const ProgressFn& progress) override;
 };
 
 }  // namespace preflight::trainer

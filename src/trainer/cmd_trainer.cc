@@ -245,17 +245,19 @@ std::optional<RunResult> CmdTrainer::Finished(const RunRequest& r) const {
   return std::move(result).value();
 }
 
-Result<RunResult> CmdTrainer::Run(const RunRequest& r, const StepCallback& on_step) {
+Result<RunResult> CmdTrainer::Run(const RunRequest& r, const ProgressFn& progress) {
   if (std::optional<RunResult> done = Finished(r)) return std::move(*done);
   PF_ASSIGN_OR_RETURN(LaunchSpec spec, Prepare(r));
   PF_ASSIGN_OR_RETURN(RunningLaunch launch, StartLaunch(spec));
   PF_RETURN_IF_ERROR(WaitLaunch(launch, Limits()).status());
   PF_ASSIGN_OR_RETURN(RunResult result, Collect(r));
-  if (on_step) {
-    engine::StepInfo info;
-    info.step = info.steps = r.steps;
-    info.eval_bpb = result.curve.back().eval_bpb;
-    on_step(info);
+  if (progress) {
+    const auto steps = static_cast<uint64_t>(r.steps);
+    progress({.stage = "train",
+              .done = steps,
+              .total = steps,
+              .unit = "step",
+              .eval_bpb = result.curve.back().eval_bpb});
   }
   return result;
 }

@@ -33,7 +33,7 @@ class CmdTrainer : public Trainer {
   // the run must be launched (never launched, killed, failed, or its curve incomplete).
   std::optional<RunResult> Finished(const RunRequest& request) const;
   // Finished, else one launch, waited for within Limits(), then Collect.
-  Result<RunResult> Run(const RunRequest& request, const StepCallback& on_step) override;
+  Result<RunResult> Run(const RunRequest& request, const ProgressFn& progress) override;
 
   // How long each launch may run (--run-timeout, --stall-timeout).
   LaunchLimits Limits() const { return {spec_.run_timeout, spec_.stall_timeout}; }

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "base/progress.h"
 #include "base/status.h"
 #include "engine/config.h"
 #include "engine/train.h"
@@ -93,15 +94,14 @@ struct RunResult {
   std::optional<LaunchFacts> launch;  // launched runs only
 };
 
-using StepCallback = std::function<void(const engine::StepInfo&)>;
-
 class Trainer {
  public:
   virtual ~Trainer() = default;
   virtual std::string kind() const = 0;
   // Trains the run to its end (resuming what its folder holds) and returns its result.
-  // on_step: the builtin's steps and evals (launched trainers call it once, at the end).
-  virtual Result<RunResult> Run(const RunRequest& request, const StepCallback& on_step) = 0;
+  // progress: the builtin's steps and evals (engine::Train's reports); a launched trainer reports
+  // once, at the end (stage "train", done = total = the steps, eval_bpb the last eval).
+  virtual Result<RunResult> Run(const RunRequest& request, const ProgressFn& progress) = 0;
 };
 
 // The trainer `spec` names. InvalidArgument for a spec ValidateTrainerSpec refuses.

@@ -72,12 +72,11 @@ Status ReadTargetEval(const TrialConfig& c, CheckedInputs& out) {
 
 }  // namespace
 
-Status CheckTrial(const TrialConfig& c, CheckedInputs* checked,
-                  const std::function<void(const TrialProgress&)>& progress) {
+Status CheckTrial(const TrialConfig& c, CheckedInputs* checked, const ProgressFn& progress) {
   PF_RETURN_IF_ERROR(ValidateTrialFlags(c));
   PF_RETURN_IF_ERROR(ledger::CheckWritableFolder(c.out_dir, "--out"));
   PF_ASSIGN_OR_RETURN(const bool arms_made, ArmsAlreadyMade(c));
-  if (progress) progress({"read inputs", 0, 0, 0, 0});
+  if (progress) progress({.stage = "read inputs"});
   CheckedInputs local;
   CheckedInputs& out = checked ? *checked : local;
   out = CheckedInputs();

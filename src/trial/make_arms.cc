@@ -80,8 +80,7 @@ Result<ArmRecord> PoolArm(const TrialConfig& c, const CheckedInputs* checked) {
 // Makes (or finds, from an earlier invocation) every arm's data: the selections as one batch,
 // the manifest saved once they are made.
 Result<std::vector<MadeArm>> MakeArms(const TrialConfig& c, RunFolder& folder, int total_runs,
-                                      const std::function<void(const TrialProgress&)>& progress,
-                                      const CheckedInputs* checked) {
+                                      const ProgressFn& progress, const CheckedInputs* checked) {
   PF_RETURN_IF_ERROR(MakeDirectories(JoinPath(c.out_dir, "arms")));
   PF_RETURN_IF_ERROR(MakeDirectories(JoinPath(c.out_dir, "runs")));
   const std::vector<ArmSpec> specs = TrialDataSpecs(c);
@@ -102,7 +101,7 @@ Result<std::vector<MadeArm>> MakeArms(const TrialConfig& c, RunFolder& folder, i
     names += (names.empty() ? "" : ", ") + spec.name + " (" + spec.data_kind + ")";
   }
   if (!to_select.empty()) {
-    if (progress) progress({"select " + names, 0, 0, 0, total_runs});
+    if (progress) progress({.stage = "select " + names, .runs = total_runs});
     PF_ASSIGN_OR_RETURN(std::vector<ArmRecord> records, SelectArms(c, to_select, paths, checked));
     for (size_t i = 0; i < to_select.size(); ++i) arms[to_select[i]->name] = std::move(records[i]);
     PF_RETURN_IF_ERROR(folder.Save());
@@ -139,15 +138,15 @@ Status CheckArmsDiffer(const std::vector<MadeArm>& made) {
 // and saved (a folder whose arms lack them gains them). T_eval's documents are the input
 // check's, else read here once for every arm.
 Status ScoreArms(const TrialConfig& c, RunFolder& folder, std::vector<MadeArm>& made,
-                 int total_runs, const std::function<void(const TrialProgress&)>& progress,
-                 const CheckedInputs* checked) {
+                 int total_runs, const ProgressFn& progress, const CheckedInputs* checked) {
   const NgramEvalWindows windows{c.model.context, c.eval_max_windows};
   const std::vector<std::string>* eval = checked ? &checked->eval_texts : nullptr;
   std::vector<std::string> eval_read_here;
   for (MadeArm& arm : made) {
     ArmRecord& record = folder.manifest().arms[arm.name];
     if (!record.ngram || !record.eval_copies) {
-      if (progress) progress({"regime " + arm.name + " (byte n-grams)", 0, 0, 0, total_runs});
+      if (progress)
+        progress({.stage = "regime " + arm.name + " (byte n-grams)", .runs = total_runs});
       if (eval == nullptr) {
         PF_ASSIGN_OR_RETURN(eval_read_here,
                             engine::ReadJsonlTexts(c.target_eval, c.TargetTextField()));

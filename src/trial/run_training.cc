@@ -22,8 +22,6 @@
 namespace preflight::trial {
 namespace {
 
-using Progress = std::function<void(const TrialProgress&)>;
-
 std::string Absolute(const std::string& path) {
   std::error_code ec;
   const std::filesystem::path p = std::filesystem::absolute(path, ec);
@@ -118,7 +116,7 @@ Status Record(RunFolder& folder, const Task& t, RunRecord run) {
 // side, one bar for all of them (the steps of every run of this call, summed).
 class BuiltinProgress {
  public:
-  BuiltinProgress(const Progress& progress, const std::vector<Task>& tasks, int64_t steps,
+  BuiltinProgress(const ProgressFn& progress, const std::vector<Task>& tasks, int64_t steps,
                   int total_runs, int at_once)
       : progress_(progress),
         tasks_(tasks),
@@ -127,37 +125,44 @@ class BuiltinProgress {
         at_once_(at_once),
         at_(tasks.size(), 0) {}
 
-  void Step(int i, const engine::StepInfo& s) {
+  // Run i's report (engine::Train's): its training steps are shown, its evals are not.
+  void Step(int i, const ProgressReport& s) {
     if (!progress_ || !std::isnan(s.eval_bpb)) return;
     const Task& t = tasks_[static_cast<size_t>(i)];
+    ProgressReport shown = s;
     if (at_once_ == 1) {
-      progress_({"train " + t.spec.name + " seed " + std::to_string(t.seed), s.step, s.steps,
-                 t.number, total_runs_, s.loss, s.tokens_per_second});
+      shown.stage = "train " + t.spec.name + " seed " + std::to_string(t.seed);
+      shown.run = t.number;
+      shown.runs = total_runs_;
+      progress_(shown);
       return;
     }
     std::lock_guard<std::mutex> lock(mu_);  // called from every run's thread
-    at_[static_cast<size_t>(i)] = s.step;
-    int64_t done = 0;
-    for (int64_t a : at_) done += a;
-    const std::string stage = "train " + std::to_string(tasks_.size()) + " runs, " +
-                              std::to_string(at_once_) + " at once";
-    progress_({stage, done, steps_ * static_cast<int64_t>(tasks_.size()), 0, 0, s.loss,
-               s.tokens_per_second * at_once_});
+    at_[static_cast<size_t>(i)] = s.done;
+    uint64_t done = 0;
+    for (uint64_t a : at_) done += a;
+    shown.stage = "train " + std::to_string(tasks_.size()) + " runs, " + std::to_string(at_once_) +
+                  " at once";
+    shown.done = done;
+    shown.total = static_cast<uint64_t>(steps_) * tasks_.size();
+    shown.lr = std::nan("");  // the runs are at different steps
+    shown.tokens_per_second = s.tokens_per_second * at_once_;
+    progress_(shown);
   }
 
  private:
-  const Progress& progress_;
+  const ProgressFn& progress_;
   const std::vector<Task>& tasks_;
   const int64_t steps_;
   const int total_runs_, at_once_;
   std::mutex mu_;
-  std::vector<int64_t> at_;
+  std::vector<uint64_t> at_;
 };
 
 // The builtin: in this process, one run after another or several side by side, each on one
 // thread (RunsAtOnce); or over MPI ranks (the executor's).
 Status TrainInProcess(const TrialConfig& c, RunFolder& folder, RunExecutor& executor,
-                      const Progress& progress, const std::vector<Task>& tasks, int total_runs) {
+                      const ProgressFn& progress, const std::vector<Task>& tasks, int total_runs) {
   const int count = static_cast<int>(tasks.size());
   const int at_once = executor.InProcess() ? std::min(RunsAtOnce(c), std::max(count, 1)) : 1;
   BuiltinProgress shown(progress, tasks, c.steps, total_runs, at_once);
@@ -166,7 +171,7 @@ Status TrainInProcess(const TrialConfig& c, RunFolder& folder, RunExecutor& exec
     PF_ASSIGN_OR_RETURN(trainer::RunRequest request, RequestFor(c, folder, t));
     if (at_once > 1) request.threads = 1;
     trainer::BuiltinTrainer builtin;
-    auto r = builtin.Run(request, [&](const engine::StepInfo& s) { shown.Step(i, s); });
+    auto r = builtin.Run(request, [&](const ProgressReport& s) { shown.Step(i, s); });
     PF_RETURN_IF_ERROR(r.status());
     return ToJson(RecordOf(t, *r)).dump();
   };
@@ -189,16 +194,16 @@ struct LaunchInputs {
 };
 
 Result<LaunchInputs> PrepareLaunchInputs(const TrialConfig& c, const RunFolder& folder,
-                                         const Progress& progress, int total_runs) {
+                                         const ProgressFn& progress, int total_runs) {
   LaunchInputs in;
   const std::string exports = JoinPath(Absolute(c.out_dir), "exports");
   for (const ArmSpec& spec : TrialArmSpecs(c)) {
-    if (progress) progress({"export " + spec.name, 0, 0, 0, total_runs});
+    if (progress) progress({.stage = "export " + spec.name, .runs = total_runs});
     PF_ASSIGN_OR_RETURN(in.arms[spec.name],
                         trainer::ExportArm(Absolute(DataPath(c, folder, spec.name)), c.text_field,
                                            JoinPath(exports, spec.name)));
   }
-  if (progress) progress({"export eval (T_eval)", 0, 0, 0, total_runs});
+  if (progress) progress({.stage = "export eval (T_eval)", .runs = total_runs});
   PF_ASSIGN_OR_RETURN(in.eval, trainer::ExportArm(Absolute(c.target_eval), c.TargetTextField(),
                                                   JoinPath(exports, "eval")));
   if (c.trainer.kind == "torch") {
@@ -211,7 +216,7 @@ Result<LaunchInputs> PrepareLaunchInputs(const TrialConfig& c, const RunFolder& 
 }
 
 // A launched trainer: the exports, then the runs, --parallel at a time.
-Status TrainLaunched(const TrialConfig& c, RunFolder& folder, const Progress& progress,
+Status TrainLaunched(const TrialConfig& c, RunFolder& folder, const ProgressFn& progress,
                      const std::vector<Task>& tasks, int total_runs, int* reused) {
   PF_ASSIGN_OR_RETURN(std::unique_ptr<trainer::CmdTrainer> launcher,
                       trainer::MakeLaunchedTrainer(c.trainer));
@@ -226,9 +231,15 @@ Status TrainLaunched(const TrialConfig& c, RunFolder& folder, const Progress& pr
     requests.push_back(std::move(r));
   }
   std::set<size_t> launched;
-  auto stage = [&](size_t i) {
-    return "train " + tasks[i].spec.name + " seed " + std::to_string(tasks[i].seed) + " (" +
-           c.trainer.kind + ")";
+  // Run i's report at step `done` of its steps.
+  auto report = [&](size_t i, int64_t done) {
+    return ProgressReport{.stage = "train " + tasks[i].spec.name + " seed " +
+                                   std::to_string(tasks[i].seed) + " (" + c.trainer.kind + ")",
+                          .done = static_cast<uint64_t>(done),
+                          .total = static_cast<uint64_t>(c.steps),
+                          .unit = "step",
+                          .run = tasks[i].number,
+                          .runs = total_runs};
   };
   trainer::LaunchCallbacks callbacks;
   callbacks.on_start = [&](size_t i) {
@@ -236,26 +247,30 @@ Status TrainLaunched(const TrialConfig& c, RunFolder& folder, const Progress& pr
     // One run at a time: its bar from the start. Several: the oldest's bar (on_wait), each
     // run's end (on_done).
     if (progress && c.trainer.parallel == 1) {
-      progress({stage(i), 0, c.steps, tasks[i].number, total_runs, 0, 0,
-                "launched: waiting for the first eval"});
+      ProgressReport r = report(i, 0);
+      r.note = "launched: waiting for the first eval";
+      progress(r);
     }
   };
   callbacks.on_wait = [&](size_t i, double seconds) {
     if (!progress) return;
     const std::optional<trainer::EvalPoint> at = launcher->LatestPoint(requests[i]);
+    ProgressReport r = report(i, at ? at->step : 0);
     if (!at) {  // nothing to show but that it runs
-      progress({stage(i), 0, c.steps, tasks[i].number, total_runs, 0, 0,
-                fmt::format("waiting for the first eval ({:.0f}s)", seconds)});
-      return;
+      r.note = fmt::format("waiting for the first eval ({:.0f}s)", seconds);
+    } else {
+      r.eval_bpb = at->eval_bpb;
+      r.tokens_per_second = seconds > 0 ? static_cast<double>(at->tokens) / seconds : 0.0;
     }
-    progress({stage(i), at->step, c.steps, tasks[i].number, total_runs, at->eval_bpb,
-              seconds > 0 ? static_cast<double>(at->tokens) / seconds : 0.0});
+    progress(r);
   };
   callbacks.on_done = [&](size_t i, const trainer::RunResult& result) -> Status {
     if (!launched.count(i)) ++*reused;
     if (progress) {
-      progress({stage(i), c.steps, c.steps, tasks[i].number, total_runs,
-                result.curve.back().eval_bpb, result.tokens_per_second});
+      ProgressReport r = report(i, c.steps);
+      r.eval_bpb = result.curve.back().eval_bpb;
+      r.tokens_per_second = result.tokens_per_second;
+      progress(r);
     }
     return Record(folder, tasks[i], RecordOf(tasks[i], result));
   };
@@ -274,7 +289,7 @@ std::string InitPath(const TrialConfig& c, int seed) {
 }
 
 Status TrainRuns(const TrialConfig& c, RunFolder& folder, RunExecutor& executor,
-                 const Progress& progress, int* reused) {
+                 const ProgressFn& progress, int* reused) {
   const std::vector<Task> tasks = PendingTasks(c, folder.manifest(), reused);
   const int total_runs = static_cast<int>(TrialArmSpecs(c).size()) * c.seeds;
   if (c.trainer.IsBuiltin()) {

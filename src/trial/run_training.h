@@ -31,6 +31,6 @@ std::string InitPath(const TrialConfig& config, int seed);
 // Trains every run not yet in the folder's manifest and records each; *reused counts the runs
 // found finished (in trial.json, or a launched run's folder).
 Status TrainRuns(const TrialConfig& config, RunFolder& folder, RunExecutor& executor,
-                 const std::function<void(const TrialProgress&)>& progress, int* reused);
+                 const ProgressFn& progress, int* reused);
 
 }  // namespace preflight::trial

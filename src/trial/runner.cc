@@ -11,8 +11,7 @@
 
 namespace preflight::trial {
 
-Result<TrialOutcome> RunTrial(const TrialConfig& config,
-                              const std::function<void(const TrialProgress&)>& progress,
+Result<TrialOutcome> RunTrial(const TrialConfig& config, const ProgressFn& progress,
                               RunExecutor* executor, const BeforeTraining& before_training,
                               const CheckedInputs* checked) {
   RunExecutor in_process;

@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "base/progress.h"
 #include "base/status.h"
 #include "corpus/record.h"
 #include "engine/config.h"
@@ -68,16 +69,6 @@ class RunExecutor {
     }
     return Status::Ok();
   }
-};
-
-struct TrialProgress {
-  std::string stage;  // "select <arm>", "train <arm> seed <s>"
-  int64_t step = 0, steps = 0;
-  int run = 0, runs = 0;  // 1-based run being trained, of all runs
-  double loss = 0;        // the builtin's training loss; a launched run's last eval (bits per byte)
-  double tokens_per_second = 0;
-  // Shown instead of the loss and rate when set, e.g. a launched run that has no eval yet.
-  std::string note = {};
 };
 
 // An arm's data, made: its file and its record.
@@ -135,13 +126,17 @@ struct CheckedInputs {
 // before anything is written. Writes nothing. With `checked`, keeps what it read for RunTrial.
 // `progress` hears the stage "read inputs".
 Status CheckTrial(const TrialConfig& config, CheckedInputs* checked = nullptr,
-                  const std::function<void(const TrialProgress&)>& progress = {});
+                  const ProgressFn& progress = {});
 
+// progress: stages without a measure ("select <arms>", "regime <arm> (byte n-grams)", "export
+// <arm>"), then each run's steps ("train <arm> seed <s>", its run of all runs; the builtin's
+// training loss, a launched run's latest eval), or, for builtin runs side by side, their steps
+// summed ("train <n> runs, <k> at once", from each run's thread, one at a time). Under MPI every
+// process hears its own.
 // executor: where the runs are trained (nullptr: one after another in this process).
 // before_training: called by the leader once the arms exist, before any training step.
 // checked: what CheckTrial read of this config's inputs (leader only; nullptr: read them here).
-Result<TrialOutcome> RunTrial(const TrialConfig& config,
-                              const std::function<void(const TrialProgress&)>& progress = {},
+Result<TrialOutcome> RunTrial(const TrialConfig& config, const ProgressFn& progress = {},
                               RunExecutor* executor = nullptr,
                               const BeforeTraining& before_training = {},
                               const CheckedInputs* checked = nullptr);

@@ -25,8 +25,8 @@ Result<double> TimeTrainingStepSeconds(const engine::ModelConfig& model, int thr
   t.threads = threads;
   double start = WallSeconds();
   double first_step_done = 0;
-  auto r = engine::TrainOnDocuments(t, {doc}, {doc}, [&](const engine::StepInfo& info) {
-    if (info.step == 1 && std::isnan(info.eval_bpb) && first_step_done == 0)
+  auto r = engine::TrainOnDocuments(t, {doc}, {doc}, [&](const ProgressReport& p) {
+    if (p.done == 1 && std::isnan(p.eval_bpb) && first_step_done == 0)
       first_step_done = WallSeconds();
   });
   PF_RETURN_IF_ERROR(r.status());

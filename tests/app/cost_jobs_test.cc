@@ -209,7 +209,7 @@ TEST(FitJob, FitsPointsFromACsvAndReportsProgress) {
   r.options.bootstrap = 0;
   r.out_path = dir + "/fit.json";
   std::string progress;
-  r.progress = [&progress](const std::string& line) { progress += line + "\n"; };
+  r.progress = [&progress](const ProgressReport& p) { progress += p.note + "\n"; };
   auto outcome = RunFit(r);
   ASSERT_TRUE(outcome.ok()) << outcome.status().message();
   EXPECT_NEAR(outcome->fit.law.E, 1.8172, 0.01);

@@ -59,7 +59,7 @@ void ExpectRungOneReadsNothingAgain(const std::string& name, const std::vector<d
       spoiled = true;
     }
   };
-  observer.progress = [&](const trial::TrialProgress& p) {
+  observer.progress = [&](const ProgressReport& p) {
     if (spoiled && !mended && p.stage.rfind("train", 0) == 0) {  // rung 1 is training
       WriteText(r.base.target_select, good);
       mended = true;

@@ -5,7 +5,11 @@
 
 #include <map>
 #include <mutex>
+#include <thread>
+#include <vector>
 
+#include "base/file.h"
+#include "base/progress.h"
 #include "base/sha256.h"
 #include "corpus/chunk_reader.h"
 #include "testing/testing.h"
@@ -165,6 +169,37 @@ TEST(Scanner, PlainTextFolderIsOneDocumentPerFile) {
   EXPECT_EQ(got.texts[0], "first");  // Sorted by relative path.
   EXPECT_EQ(got.texts[1], "second");
   EXPECT_EQ(got.texts[2], "third");
+}
+
+// Progress: stage "read" in bytes on disk, never decreasing, ending at every input's bytes (a
+// JSONL file and a folder of plain text), each report on the calling thread.
+TEST(Scanner, ProgressEndsAtTheInputsBytesOnDisk) {
+  std::string dir = ScratchDir("scanner_progress");
+  std::system(("mkdir -p '" + dir + "/docs'").c_str());
+  WriteText(dir + "/a.jsonl", "{\"text\":\"alpha\"}\n{\"text\":\"beta\"}\n");
+  WriteText(dir + "/docs/b.txt", "second");
+  std::vector<ProgressReport> reports;
+  const std::thread::id caller = std::this_thread::get_id();
+  ReadOptions o;
+  o.threads = 2;
+  auto s = ScanDocuments(
+      {dir + "/a.jsonl", dir + "/docs"}, o, [](int, const Record&, std::string_view) {},
+      [&](const ProgressReport& p) {
+        EXPECT_EQ(std::this_thread::get_id(), caller);
+        reports.push_back(p);
+      });
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  ASSERT_FALSE(reports.empty());
+  const uint64_t bytes = *FileSize(dir + "/a.jsonl") + *FileSize(dir + "/docs/b.txt");
+  for (size_t i = 0; i < reports.size(); ++i) {
+    EXPECT_EQ(reports[i].stage, "read");
+    EXPECT_EQ(reports[i].unit, "B");
+    EXPECT_EQ(reports[i].total, bytes);
+    if (i > 0) {
+      EXPECT_GE(reports[i].done, reports[i - 1].done);
+    }
+  }
+  EXPECT_EQ(reports.back().done, bytes);
 }
 
 // Byte ranges that tile a file tile its lines: every line is read by exactly one range,

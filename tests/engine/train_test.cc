@@ -6,8 +6,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <vector>
 
 #include "base/file.h"
+#include "base/progress.h"
 #include "engine/checkpoint.h"
 #include "test_util.h"
 
@@ -50,6 +52,33 @@ TEST(Train, LearnsAndReportsShape) {
   EXPECT_DOUBLE_EQ(r->flops_per_step, FlopsPerToken(Tiny("").model) * 64);
   EXPECT_TRUE(r->completed);
   EXPECT_FALSE(r->resumed);
+}
+
+// Progress: one report per training step, in order, reaching the run's steps, each with its
+// loss and learning rate; one per eval, with the curve's point and no training loss.
+TEST(Train, ProgressReportsEveryStepAndEval) {
+  std::vector<ProgressReport> steps, evals;
+  auto r = TrainOnDocuments(Tiny(""), TrainDocs(), EvalDocs(), [&](const ProgressReport& p) {
+    (std::isnan(p.eval_bpb) ? steps : evals).push_back(p);
+  });
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(steps.size(), 12u);
+  for (size_t i = 0; i < steps.size(); ++i) {
+    EXPECT_EQ(steps[i].stage, "train");
+    EXPECT_EQ(steps[i].unit, "step");
+    EXPECT_EQ(steps[i].done, i + 1);
+    EXPECT_EQ(steps[i].total, 12u);
+    EXPECT_TRUE(std::isfinite(steps[i].train_loss) && steps[i].train_loss > 0);
+    EXPECT_TRUE(steps[i].lr > 0);
+    EXPECT_GT(steps[i].tokens_per_second, 0);
+  }
+  EXPECT_EQ(steps.back().train_loss, r->final_train_loss);
+  ASSERT_EQ(evals.size(), r->curve.size());
+  for (size_t i = 0; i < evals.size(); ++i) {
+    EXPECT_EQ(evals[i].done, static_cast<uint64_t>(r->curve[i].step));
+    EXPECT_EQ(evals[i].eval_bpb, r->curve[i].eval_bpb);
+    EXPECT_TRUE(std::isnan(evals[i].train_loss));
+  }
 }
 
 TEST(Train, SameSeedSameCurveOtherSeedOtherCurve) {

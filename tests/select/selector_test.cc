@@ -4,8 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <sstream>
 
+#include "base/file.h"
+#include "base/progress.h"
 #include "select/manifest.h"
 #include "testing/planted.h"
 #include "testing/testing.h"
@@ -188,6 +191,46 @@ TEST_F(PlantedPool, DocumentAndByteBudgets) {
   // Both budgets at once is an error.
   o.keep_docs = 3;
   EXPECT_EQ(o.Validate().message(), "give one budget: --keep, --keep-docs or --keep-bytes");
+}
+
+// Progress: each pass is one run of reports in bytes (the CLI draws a bar per stage), its done
+// never decreasing and ending at its total, the bytes on disk of what it read. The pool is read
+// as several shards on two threads, so reports come from the reading threads.
+TEST_F(PlantedPool, ProgressOfEachPassEndsAtItsBytes) {
+  SelectOptions o;
+  o.selector = "classifier";
+  o.keep = 0.25;
+  o.threads = 2;
+  o.split_bytes = 64 << 10;
+  o.out_path = *dir_ + "/progress.jsonl";
+  std::vector<ProgressReport> reports;
+  auto r = RunSelection({*dir_ + "/pool.jsonl"}, {*dir_ + "/target.jsonl"}, o,
+                        [&](const ProgressReport& p) { reports.push_back(p); });
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const uint64_t pool_bytes = *FileSize(*dir_ + "/pool.jsonl");
+  ASSERT_GT(pool_bytes, 2 * o.split_bytes);
+  std::map<std::string, uint64_t> total;  // each stage's total, once it has ended
+  for (size_t i = 0; i < reports.size(); ++i) {
+    const ProgressReport& p = reports[i];
+    SCOPED_TRACE(p.stage + " report " + std::to_string(i));
+    EXPECT_EQ(p.unit, "B");
+    EXPECT_LE(p.done, p.total);
+    const bool first_of_stage = i == 0 || reports[i - 1].stage != p.stage;
+    EXPECT_TRUE(!first_of_stage || total.count(p.stage) == 0) << "the stage came back";
+    if (!first_of_stage) {
+      EXPECT_GE(p.done, reports[i - 1].done);
+      EXPECT_EQ(p.total, reports[i - 1].total);
+    }
+    if (i + 1 == reports.size() || reports[i + 1].stage != p.stage) {
+      EXPECT_EQ(p.done, p.total);
+      total[p.stage] = p.total;
+    }
+  }
+  const std::map<std::string, uint64_t> expected = {{"target", *FileSize(*dir_ + "/target.jsonl")},
+                                                    {"pool", pool_bytes},
+                                                    {"score", pool_bytes},
+                                                    {"write", pool_bytes}};
+  EXPECT_EQ(total, expected);
 }
 
 TEST(SkippedLines, ParsedFromTheReadersMessages) {
