@@ -179,16 +179,28 @@ def gpu_peak(torch):
     return None, "no peak known for %s" % name
 
 
+class Inputs:
+    """The run's files, read with numpy alone: the token files, and the --init weights unless the
+    run resumes from its checkpoint (which holds its weights)."""
+
+    def __init__(self, a):
+        self.train_tokens = engine.read_tokens(a.train, "--train", a.context + 1)
+        self.eval_tokens = engine.read_tokens(a.eval, "--eval", a.context + 1)
+        self.init = None
+        if a.init and not os.path.exists(os.path.join(a.run_dir, "checkpoint.pt")):
+            self.init = engine.read_init(a.init, a.layers, a.d_model, a.heads, a.context, a.seed)
+
+
 class Run:
     """One training run: the model, optimizer, sampler, eval set, curve and clocks."""
 
-    def __init__(self, a, dist, torch):
+    def __init__(self, a, dist, torch, inputs):
         self.a, self.dist, self.torch = a, dist, torch
         self.cuda = a.device == "cuda"
         self.device = torch.device("cuda", dist.local_rank) if self.cuda else torch.device("cpu")
         self.T, self.B = a.context, a.batch
-        self.train_tokens = engine.read_tokens(a.train, "--train", a.context + 1)
-        self.eval_tokens = engine.read_tokens(a.eval, "--eval", a.context + 1)
+        self.train_tokens, self.eval_tokens = inputs.train_tokens, inputs.eval_tokens
+        self.init = inputs.init
         self.windows = engine.make_eval_windows(len(self.eval_tokens), a.context, a.eval_windows)
         self.sampler = engine.WindowSampler(self.train_tokens, a.context, a.seed)
         self.print = (lambda msg: print("%s: %s" % (PROG, msg), file=sys.stderr, flush=True)) \
@@ -227,9 +239,8 @@ class Run:
 
     def initial_params(self):
         a = self.a
-        if a.init:
-            flat = engine.read_init(a.init, a.layers, a.d_model, a.heads, a.context, a.seed)
-            return engine.unflatten(flat, a.layers, a.d_model, a.context)
+        if self.init is not None:
+            return engine.unflatten(self.init, a.layers, a.d_model, a.context)
         return engine.init_weights(a.layers, a.d_model, a.context, a.seed)
 
     def load_or_init(self):
@@ -452,6 +463,7 @@ def run(argv):
                           engine.flatten(params, a.layers, a.d_model, a.context))
         return
     dist = Dist(a.batch)
+    inputs = Inputs(a)  # read and checked before torch is imported: a bad file fails at once
     torch = import_torch()
     if a.device == "cuda" and not torch.cuda.is_available():
         raise InputError("--device cuda: no CUDA device is visible to torch %s (no GPU, no "
@@ -462,7 +474,7 @@ def run(argv):
         torch.cuda.set_device(dist.local_rank)
         torch_compat.enable_tf32(torch)
     os.makedirs(a.run_dir, exist_ok=True)
-    r = Run(a, dist, torch)
+    r = Run(a, dist, torch, inputs)
     dist.start(torch, a.device)
     try:
         r.load_or_init()
