@@ -13,11 +13,11 @@
 namespace preflight::app {
 namespace {
 
-// The forecast of the trial `config` plans: its plan as one value, the forecast's own settings
+// The forecast of the trial `config` plans: its spec as one value, the forecast's own settings
 // at their defaults.
 forecast::ForecastConfig ForecastConfigFor(const trial::TrialConfig& config) {
   forecast::ForecastConfig f;
-  static_cast<trial::TrialPlan&>(f) = config;
+  static_cast<trial::TrialSpec&>(f) = config;
   return f;
 }
 

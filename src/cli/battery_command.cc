@@ -37,7 +37,7 @@ int RunBattery(int argc, char** argv) {
   app.add_option("--out", r.out_dir, "output folder (one trial folder per target)")->required();
   app.add_option("--targets", r.only, "run only these targets (names in the spec)");
   // A target's "text_field", "id_field", "target_text_field", "target_id_field" in the spec win.
-  AddPlanFlags(app, base);
+  AddSpecFlags(app, base);
   model.Add(app);
   app.add_option("--steps", base.steps, "training steps per run")->capture_default_str();
   AddEvalFlags(app, base);

@@ -51,7 +51,7 @@ int RunForecast(int argc, char** argv) {
       "--pool", c.pool,
       "pool files or folders (JSONL, .gz, .zst, Parquet, plain text; a kept folder of select)");
   app.add_option("--target-select", c.target_select, "target documents the selector may read");
-  AddPlanFlags(app, c);  // the trial's selection, seeds and learning rate, as `trial` takes them
+  AddSpecFlags(app, c);  // the trial's selection, seeds and learning rate, as `trial` takes them
   model.Add(app);
   app.add_option("--steps", c.steps, "the trial's training steps per run (S)")
       ->capture_default_str();

@@ -6,7 +6,7 @@
 
 namespace preflight::cli {
 
-void AddFieldFlags(CLI::App& app, trial::TrialPlan& c) {
+void AddFieldFlags(CLI::App& app, trial::TrialSpec& c) {
   app.add_option("--text-field", c.text_field,
                  "the pool's text field (and the target's, unless --target-text-field)")
       ->capture_default_str();
@@ -20,16 +20,16 @@ void AddFieldFlags(CLI::App& app, trial::TrialPlan& c) {
                  "the id field of the target files (default: --id-field)");
 }
 
-void AddPlanFlags(CLI::App& app, trial::TrialPlan& plan) {
-  AddFieldFlags(app, plan);
-  app.add_option("--selector", plan.selector, "dsir | classifier | first")->capture_default_str();
-  app.add_option("--keep", plan.keep, "fraction of the pool's bytes per arm")
+void AddSpecFlags(CLI::App& app, trial::TrialSpec& spec) {
+  AddFieldFlags(app, spec);
+  app.add_option("--selector", spec.selector, "dsir | classifier | first")->capture_default_str();
+  app.add_option("--keep", spec.keep, "fraction of the pool's bytes per arm")
       ->capture_default_str();
-  app.add_option("--selection-seed", plan.selection_seed, "seed of the selections")
+  app.add_option("--selection-seed", spec.selection_seed, "seed of the selections")
       ->capture_default_str();
-  app.add_option("--seeds", plan.seeds, "runs per arm (seeds 1..N, paired across arms)")
+  app.add_option("--seeds", spec.seeds, "runs per arm (seeds 1..N, paired across arms)")
       ->capture_default_str();
-  app.add_option("--lr", plan.lr, "peak learning rate")->capture_default_str();
+  app.add_option("--lr", spec.lr, "peak learning rate")->capture_default_str();
 }
 
 void AddEvalFlags(CLI::App& app, trial::TrialConfig& c) {
@@ -49,7 +49,7 @@ void AddTrialDataFlags(CLI::App& app, trial::TrialConfig& c) {
   app.add_option("--target-eval", c.target_eval, "held-out target documents (evaluation only)")
       ->required();
   app.add_option("--target-name", c.target_name, "a name for the target in the lab record");
-  AddPlanFlags(app, c);
+  AddSpecFlags(app, c);
   AddEvalFlags(app, c);
   AddThreadFlags(app, c);
 }

@@ -1,6 +1,6 @@
 #pragma once
 // The flags every command that runs or forecasts trials shares (trial, ladder; battery and
-// forecast the plan's; battery the trainer's): the pool and target, the selection, the seeds and
+// forecast the spec's; battery the trainer's): the pool and target, the selection, the seeds and
 // the evaluation, and the trainer. The model and steps are each command's own.
 
 #include <CLI/CLI.hpp>
@@ -13,18 +13,18 @@
 
 namespace preflight::cli {
 
-// --pool, --target-select, --target-eval, --target-name, the plan's flags, the eval flags,
+// --pool, --target-select, --target-eval, --target-name, the spec's flags, the eval flags,
 // --threads and --runs-at-once.
 void AddTrialDataFlags(CLI::App& app, trial::TrialConfig& config);
 
-// The trial's plan (trial/plan.h) but its pool, target, model, steps and threads, as every
+// The trial's spec (trial/spec.h) but its pool, target, model, steps and threads, as every
 // command that plans a trial takes it (trial, ladder, battery, forecast): the field flags below,
 // --selector, --keep, --selection-seed, --seeds, --lr.
-void AddPlanFlags(CLI::App& app, trial::TrialPlan& plan);
+void AddSpecFlags(CLI::App& app, trial::TrialSpec& spec);
 
 // --text-field, --id-field (the pool's), --target-text-field, --target-id-field (the target
 // files'; default: the pool's).
-void AddFieldFlags(CLI::App& app, trial::TrialPlan& plan);
+void AddFieldFlags(CLI::App& app, trial::TrialSpec& spec);
 
 // --eval-every, --eval-windows (T_eval's evaluation).
 void AddEvalFlags(CLI::App& app, trial::TrialConfig& config);

@@ -35,7 +35,7 @@ enum class Format {
 // "JSONL", "gzip JSONL", ...
 std::string_view FormatName(Format format);
 // Whether a byte range of the file can be read on its own (only uncompressed JSONL can; a
-// Parquet file is cut by row groups instead: corpus/read_plan.h).
+// Parquet file is cut by row groups instead: corpus/sharding.h).
 bool IsSplittable(Format format);
 
 // The format of a file from its first bytes (`head`, up to kSniffBytes) and its name. Refusals

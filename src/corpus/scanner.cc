@@ -14,7 +14,7 @@
 #include "corpus/document_parser.h"
 #include "corpus/input_format.h"
 #include "corpus/parquet_rows.h"
-#include "corpus/read_plan.h"
+#include "corpus/sharding.h"
 #include "corpus/text_document.h"
 
 namespace preflight::corpus {

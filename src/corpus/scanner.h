@@ -51,7 +51,7 @@ Status ScanLines(const std::vector<std::string>& paths, const ReadOptions& optio
 
 // An input's path, sha256 and file_bytes as ScanDocuments reports them, from one sequential read
 // without parsing (a file's bytes on disk; a folder's list of its files' hashes: FolderSha256 in
-// corpus/read_plan.h).
+// corpus/sharding.h).
 Result<InputSummary> HashInput(const std::string& path);
 
 // Parses one JSONL line: the `text` field, UTF-8-validated, copied out (the parser that

@@ -65,8 +65,8 @@ Result<uint64_t> HashRest(const std::string& path, uint64_t from, Sha256& sha) {
 
 class JsonlSource final : public ShardSource {
  public:
-  JsonlSource(const PlannedFile& file, const PlannedShard& shard, uint32_t shard_id,
-              int64_t lines_before, bool hash)
+  JsonlSource(const ShardedFile& file, const Shard& shard, uint32_t shard_id, int64_t lines_before,
+              bool hash)
       : file_(file),
         shard_(shard),
         shard_id_(shard_id),
@@ -138,8 +138,8 @@ class JsonlSource final : public ShardSource {
     }
   }
 
-  const PlannedFile& file_;
-  const PlannedShard& shard_;
+  const ShardedFile& file_;
+  const Shard& shard_;
   uint32_t shard_id_;
   int64_t line_no_;
   bool hash_;
@@ -152,7 +152,7 @@ class JsonlSource final : public ShardSource {
 // A plain-text file: one document, one chunk.
 class TextSource final : public ShardSource {
  public:
-  TextSource(const PlannedFile& file, uint32_t shard_id, const ReadOptions& options, bool hash)
+  TextSource(const ShardedFile& file, uint32_t shard_id, const ReadOptions& options, bool hash)
       : file_(file), shard_id_(shard_id), options_(options), hash_(hash) {}
 
   Result<bool> Next(LoadedChunk& out) override {
@@ -195,7 +195,7 @@ class TextSource final : public ShardSource {
   }
 
  private:
-  const PlannedFile& file_;
+  const ShardedFile& file_;
   uint32_t shard_id_;
   const ReadOptions& options_;
   bool hash_;
@@ -210,7 +210,7 @@ class TextSource final : public ShardSource {
 // it needs, footer first).
 class ParquetSource final : public ShardSource {
  public:
-  ParquetSource(const PlannedFile& file, const PlannedShard& shard, uint32_t shard_id,
+  ParquetSource(const ShardedFile& file, const Shard& shard, uint32_t shard_id,
                 int64_t lines_before, bool hash)
       : file_(file),
         shard_(shard),
@@ -265,8 +265,8 @@ class ParquetSource final : public ShardSource {
  private:
   static constexpr size_t kMaxRows = 1 << 16;  // Per chunk, for files of tiny rows.
 
-  const PlannedFile& file_;
-  const PlannedShard& shard_;
+  const ShardedFile& file_;
+  const Shard& shard_;
   uint32_t shard_id_;
   int64_t line_no_;
   bool hash_;
@@ -278,9 +278,9 @@ class ParquetSource final : public ShardSource {
 };
 
 Result<std::unique_ptr<ShardSource>> OpenSource(const ScanRequest& req, uint32_t shard_id) {
-  const ReadPlan& plan = *req.plan;
-  const PlannedShard& shard = plan.shards[shard_id];
-  const PlannedFile& file = plan.files[shard.file];
+  const Sharding& sharding = *req.sharding;
+  const Shard& shard = sharding.shards[shard_id];
+  const ShardedFile& file = sharding.files[shard.file];
   if (file.format == Format::kPlainText) {
     return std::unique_ptr<ShardSource>(new TextSource(file, shard_id, *req.read, req.hash));
   }
@@ -315,7 +315,7 @@ class Scanner {
       : req_(req), sink_(sink), states_(req.shards.size()) {
     threads_ = std::max(1, req.threads);
     max_buffers_ = 2 * static_cast<size_t>(threads_) + 2;
-    for (uint32_t s : req.shards) disk_total_ += req.plan->shards[s].disk_bytes();
+    for (uint32_t s : req.shards) disk_total_ += req.sharding->shards[s].disk_bytes();
   }
 
   std::optional<ScanFailure> Run() {
@@ -540,9 +540,9 @@ std::optional<ScanFailure> ScanShards(const ScanRequest& request, ShardSink& sin
   return scanner.Run();
 }
 
-BadLine ToBadLine(const BadRecord& bad, const ReadPlan& plan, int64_t lines_before,
+BadLine ToBadLine(const BadRecord& bad, const Sharding& sharding, int64_t lines_before,
                   uint64_t global_index) {
-  const PlannedFile& file = plan.FileOf(bad.shard);
+  const ShardedFile& file = sharding.FileOf(bad.shard);
   BadLine line;
   line.file = file.path;
   line.line_no = bad.line_no > 0 ? bad.line_no + lines_before : 0;
@@ -564,11 +564,11 @@ BadLine ToBadLine(const BadRecord& bad, const ReadPlan& plan, int64_t lines_befo
   return line;
 }
 
-Status FailureStatus(const ScanFailure& failure, const ReadPlan& plan,
+Status FailureStatus(const ScanFailure& failure, const Sharding& sharding,
                      const std::vector<int64_t>& lines_before) {
   if (!failure.bad) return failure.status;
   const int64_t before = lines_before.empty() ? 0 : lines_before[failure.shard];
-  return Status::InvalidArgument(ToBadLine(*failure.bad, plan, before, 0).Message());
+  return Status::InvalidArgument(ToBadLine(*failure.bad, sharding, before, 0).Message());
 }
 
 }  // namespace preflight::corpus

@@ -1,5 +1,5 @@
 #pragma once
-// Reads shards of a plan (corpus/read_plan.h) on several threads, with every stage in parallel.
+// Reads shards of a sharding (corpus/sharding.h) on several threads, with every stage in parallel.
 // A shard's bytes are read, decompressed, hashed (SHA-256) and split into lines in order, one
 // chunk at a time, by whichever thread holds the shard's reader (a Parquet shard's row groups are
 // decoded into rows, and its file hashed by a sequential read at the end of the shard that hashes
@@ -28,8 +28,8 @@
 #include "base/progress.h"
 #include "base/status.h"
 #include "corpus/document_parser.h"
-#include "corpus/read_plan.h"
 #include "corpus/record.h"
+#include "corpus/sharding.h"
 
 namespace preflight::corpus {
 
@@ -76,7 +76,7 @@ struct ShardRead {
   uint64_t lines = 0;    // Lines, blank ones included (a plain-text document: 1; rows).
   uint64_t blank = 0;
   uint64_t disk_bytes = 0;  // Read for its records (a cut file's range).
-  // When the shard hashes its file (PlannedShard::hashes_file): the whole file's SHA-256 and size.
+  // When the shard hashes its file (Shard::hashes_file): the whole file's SHA-256 and size.
   std::string file_sha256;
   uint64_t file_bytes = 0;
   bool skipped_bom = false;
@@ -115,9 +115,9 @@ class ShardSink {
 };
 
 struct ScanRequest {
-  const ReadPlan* plan = nullptr;
+  const Sharding* sharding = nullptr;
   std::vector<uint32_t> shards;  // To read, in increasing order.
-  // Per shard of the plan (empty: zeros): lines of its file before it, added to line numbers.
+  // Per shard of the sharding (empty: zeros): lines of its file before it, added to line numbers.
   std::vector<int64_t> lines_before;
   const ReadOptions* read = nullptr;
   int threads = 1;
@@ -147,13 +147,13 @@ std::optional<ScanFailure> ScanShards(const ScanRequest& request, ShardSink& sin
 
 // The failure as a Status naming the file and its line: "pool/a.jsonl:17: invalid UTF-8", or a
 // Parquet row's row group and row: "pool/x.parquet: row group 3, row 17: null text".
-// `lines_before`: per shard of the plan, lines of its file before it (empty: zeros).
-Status FailureStatus(const ScanFailure& failure, const ReadPlan& plan,
+// `lines_before`: per shard of the sharding, lines of its file before it (empty: zeros).
+Status FailureStatus(const ScanFailure& failure, const Sharding& sharding,
                      const std::vector<int64_t>& lines_before);
 
 // A bad record as the readers list it (BadLine: file, line within the file, reason; a Parquet
-// row's row group and row in it, from the plan's row groups).
-BadLine ToBadLine(const BadRecord& bad, const ReadPlan& plan, int64_t lines_before,
+// row's row group and row in it, from the sharding's row groups).
+BadLine ToBadLine(const BadRecord& bad, const Sharding& sharding, int64_t lines_before,
                   uint64_t global_index);
 
 }  // namespace preflight::corpus

@@ -47,14 +47,14 @@ Status WriteTexts(const std::string& path, const std::vector<std::string>& texts
 // evenly spread, written under the work folder.
 Result<std::vector<std::string>> SelectionPool(const CrossFitOptions& o) {
   uint64_t bytes = 0;
-  for (const std::string& p : o.plan.pool) bytes += PathBytes(p);
-  if (bytes <= kMaxPoolBytes) return o.plan.pool;
+  for (const std::string& p : o.spec.pool) bytes += PathBytes(p);
+  if (bytes <= kMaxPoolBytes) return o.spec.pool;
   const double r = static_cast<double>(kMaxPoolBytes) / static_cast<double>(bytes);
   corpus::ReadOptions read;
-  read.text_field = o.plan.text_field;
+  read.text_field = o.spec.text_field;
   std::string sample;
   uint64_t k = 0;
-  PF_RETURN_IF_ERROR(corpus::ScanLines(o.plan.pool, read, [&](const corpus::Record& rec) -> Status {
+  PF_RETURN_IF_ERROR(corpus::ScanLines(o.spec.pool, read, [&](const corpus::Record& rec) -> Status {
     const double at = static_cast<double>(k++);
     if (std::floor((at + 1) * r) > std::floor(at * r)) {
       sample.append(rec.line);
@@ -75,25 +75,25 @@ Result<std::vector<std::vector<std::string>>> SelectWithHalves(
   std::vector<select::SelectionRequest> requests;
   for (size_t h = 0; h < half_paths.size(); ++h) {
     select::SelectOptions s;
-    s.selector = o.plan.selector;
-    s.keep = o.plan.keep;
-    s.seed = o.plan.selection_seed;
-    s.threads = o.plan.threads;
+    s.selector = o.spec.selector;
+    s.keep = o.spec.keep;
+    s.seed = o.spec.selection_seed;
+    s.threads = o.spec.threads;
     s.out_path = JoinPath(o.work_dir, fmt::format("xfit-curated-{}.jsonl", h));
-    s.read.text_field = o.plan.text_field;
-    s.id_field = o.plan.id_field;
+    s.read.text_field = o.spec.text_field;
+    s.id_field = o.spec.id_field;
     s.target_text_field = "text";
     s.target_id_field = "id";
     requests.push_back({{half_paths[h]}, s});
   }
-  const select::PreparedInputs* passes = pool == o.plan.pool ? o.passes : nullptr;
+  const select::PreparedInputs* passes = pool == o.spec.pool ? o.passes : nullptr;
   PF_ASSIGN_OR_RETURN(std::vector<select::SelectionResult> made,
                       select::RunSelections(pool, requests, {}, nullptr, passes));
   *passes_read = made.front().manifest["cost"]["passes"];
   std::vector<std::vector<std::string>> arms;
   for (const select::SelectionRequest& r : requests) {
     PF_ASSIGN_OR_RETURN(std::vector<std::string> arm,
-                        ReadSample(r.options.out_path, o.plan.text_field, o.signal_bytes));
+                        ReadSample(r.options.out_path, o.spec.text_field, o.signal_bytes));
     arms.push_back(std::move(arm));
   }
   return arms;

@@ -33,14 +33,14 @@
 #include "forecast/calibration.h"
 #include "forecast/ngram_curve.h"
 #include "select/prepared.h"
-#include "trial/plan.h"
+#include "trial/spec.h"
 
 namespace preflight::forecast {
 
 struct CrossFitOptions {
-  // The pool, its fields and the selection, as the trial will make it (the rest of the plan is
+  // The pool, its fields and the selection, as the trial will make it (the rest of the spec is
   // not read here).
-  trial::TrialPlan plan;
+  trial::TrialSpec spec;
   uint64_t signal_bytes = 2ull << 20;  // read of each arm (0: whole)
   NgramSchedule schedule;
   // Also the n-gram learning curves and the document-level target-like share (off by default:

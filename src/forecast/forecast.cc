@@ -138,10 +138,9 @@ Result<ForecastArms> MakeArms(const ForecastConfig& c, const std::string& dir,
   }
   if (progress) progress({.stage = "select curated (" + c.selector + ") and random"});
   PF_ASSIGN_OR_RETURN(std::vector<select::SelectionResult> made,
-                      select::RunSelections(c.pool, requests, {}, nullptr,
-                                            arms.pool_passes.get()));
-  arms.curated = {requests[0].options.out_path, c.selector, made[0].kept_docs,
-                  made[0].kept_bytes, made[0].core_seconds};
+                      select::RunSelections(c.pool, requests, {}, nullptr, arms.pool_passes.get()));
+  arms.curated = {requests[0].options.out_path, c.selector, made[0].kept_docs, made[0].kept_bytes,
+                  made[0].core_seconds};
   arms.random = {requests[1].options.out_path, "random", made[1].kept_docs, made[1].kept_bytes,
                  made[1].core_seconds};
   arms.inputs = select::ReceiptInputs(made[0].manifest["inputs"]);
@@ -164,11 +163,11 @@ struct Measured {
 
 // The cross-fitted signals (cross_fit.h), their files in a temporary folder.
 Status MeasureCrossFit(const ForecastConfig& c, const std::vector<std::string>& target,
-                       const std::vector<std::string>& random,
-                       const select::PreparedInputs* passes, Measured& m) {
+                       const std::vector<std::string>& random, const select::PreparedInputs* passes,
+                       Measured& m) {
   PF_ASSIGN_OR_RETURN(WorkDir work, WorkDir::Make(""));
   CrossFitOptions o;
-  o.plan = c;  // the forecast's config is the trial's plan and more
+  o.spec = c;  // the forecast's config is the trial's spec and more
   o.signal_bytes = c.signal_bytes;
   o.schedule.steps = c.steps;
   o.schedule.batch = c.model.batch;
@@ -414,8 +413,8 @@ Result<ForecastOutcome> ForecastOnArms(const ForecastConfig& c, const ForecastAr
                       ReadSample(arms.random.path, c.text_field, c.signal_bytes));
   PF_ASSIGN_OR_RETURN(std::vector<std::string> target,
                       ReadTexts(c.target_select, c.TargetTextField()));
-  PF_ASSIGN_OR_RETURN(Measured m, MeasureSignals(c, curated, random, target,
-                                                 arms.pool_passes.get(), out, progress));
+  PF_ASSIGN_OR_RETURN(Measured m, MeasureSignals(c, curated, random, target, arms.pool_passes.get(),
+                                                 out, progress));
 
   // The cost (measured here, plus the arms' selections when this forecast made them) against
   // the trial's training compute, estimated; the decision weighs it.

@@ -30,13 +30,13 @@
 #include "forecast/calibration.h"
 #include "forecast/signals.h"
 #include "select/prepared.h"
-#include "trial/plan.h"
+#include "trial/spec.h"
 
 namespace preflight::forecast {
 
-// The trial it forecasts (trial/plan.h: pool, T_sel, fields, selection, pilot; a trial passes
-// its own plan as one value) and the forecast's own settings.
-struct ForecastConfig : trial::TrialPlan {
+// The trial it forecasts (trial/spec.h: pool, T_sel, fields, selection, pilot; a trial passes
+// its own spec as one value) and the forecast's own settings.
+struct ForecastConfig : trial::TrialSpec {
   // The proxy runs (off by default: on the built-in battery they cost ~4.7% of a trial and lost
   // to the byte statistics; doc/forecast.md). Their two runs together train this fraction of the
   // trial's training steps.

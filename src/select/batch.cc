@@ -74,7 +74,6 @@ Status CheckRequest(const std::vector<std::string>& pool, const std::vector<std:
   return CheckOutputsAreNew(pool, target, o);
 }
 
-
 // The selections of a batch read one pool the same way.
 Status CheckBatch(const std::vector<std::string>& pool,
                   const std::vector<SelectionRequest>& requests) {
@@ -167,10 +166,9 @@ Status ReadPoolOnce(std::vector<std::unique_ptr<Selection>>& all, const Prepared
   const SelectionContext& ctx = all[0]->ctx;
   bool features = false;
   for (const auto& s : all) features = features || s->selector->counts_pool_features();
-  if (prepared && !ctx.distributed() &&
-      prepared->ServesPool(*ctx.pool, *ctx.options, features)) {
+  if (prepared && !ctx.distributed() && prepared->ServesPool(*ctx.pool, *ctx.options, features)) {
     *pool = prepared->pool_pass;
-    pool->reads.assign(pool->plan.shards.size(), 0);  // Read for it ahead, not by it.
+    pool->reads.assign(pool->sharding.shards.size(), 0);  // Read for it ahead, not by it.
     return Status::Ok();
   }
   return ReadPool(ctx, features, pool);
@@ -199,8 +197,7 @@ Result<double> ScoreAll(std::vector<std::unique_ptr<Selection>>& all, const Pool
   std::vector<ScoreJob> jobs;
   for (auto& s : all) {
     CostMeter meter;
-    PF_ASSIGN_OR_RETURN(s->scorer,
-                        s->selector->Prepare(s->ctx, pool, s->target, &s->scores));
+    PF_ASSIGN_OR_RETURN(s->scorer, s->selector->Prepare(s->ctx, pool, s->target, &s->scores));
     s->own_seconds += meter.core_seconds();
     if (s->scorer) jobs.push_back({s->scorer.get(), s->work.get(), &s->scores.score});
   }
@@ -260,7 +257,7 @@ SelectionResult ResultOf(Selection& s, const PoolPass& pool_pass) {
 Status Commit(Selection& s, const PoolPass& pool, SelectionResult& result,
               const nlohmann::json& mpi, const nlohmann::json& passes) {
   const SelectOptions& o = *s.ctx.options;
-  PF_RETURN_IF_ERROR(s.outputs.Assemble(pool.plan, *s.work, s.written.kept_pieces,
+  PF_RETURN_IF_ERROR(s.outputs.Assemble(pool.sharding, *s.work, s.written.kept_pieces,
                                         s.written.note_pieces, s.written.per_file));
   result.replaced_orphan = s.outputs.found_orphan();
   nlohmann::json m =
@@ -307,7 +304,7 @@ Result<std::vector<SelectionResult>> RunSelections(const std::vector<std::string
   const double first_seconds = first_pass.core_seconds();
   for (auto& s : all) {
     PF_RETURN_IF_ERROR(
-        g.Agree(s->ctx.leader() ? s->outputs.PlanFolder(pool_pass.plan) : Status::Ok()));
+        g.Agree(s->ctx.leader() ? s->outputs.NameFolderFiles(pool_pass.sharding) : Status::Ok()));
   }
   PF_ASSIGN_OR_RETURN(const double score_seconds, ScoreAll(all, pool_pass));
   PF_RETURN_IF_ERROR(Cut(all, pool_pass));
@@ -326,9 +323,10 @@ Result<std::vector<SelectionResult>> RunSelections(const std::vector<std::string
   for (auto& s : all) {
     SelectionResult result = ResultOf(*s, pool_pass);
     // Its own steps and an equal share of each pass it shared; alone, everything it took.
-    double seconds = all.size() == 1 ? total.core_seconds()
-                                     : s->own_seconds + (first_seconds + write_seconds) / all.size() +
-                                           (s->scorer ? score_seconds / scorers : 0.0);
+    double seconds = all.size() == 1
+                         ? total.core_seconds()
+                         : s->own_seconds + (first_seconds + write_seconds) / all.size() +
+                               (s->scorer ? score_seconds / scorers : 0.0);
     PF_ASSIGN_OR_RETURN(result.core_seconds, g.SumDouble(seconds));
     result.wall_seconds = total.wall_seconds();
     if (g.leader()) PF_RETURN_IF_ERROR(Commit(*s, pool_pass, result, mpi, passes));

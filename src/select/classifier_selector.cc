@@ -71,7 +71,7 @@ struct TrainedModel {
 std::string ModelKey(const SelectionContext& ctx, const PoolPass& pool, const TargetPass& target) {
   const SelectOptions& o = *ctx.options;
   std::string shards, targets;
-  for (uint32_t s = 0; s < pool.plan.shards.size(); ++s) shards += pool.Identity(s) + "\n";
+  for (uint32_t s = 0; s < pool.sharding.shards.size(); ++s) shards += pool.Identity(s) + "\n";
   for (const auto& in : target.summary.inputs) targets += in.sha256 + "\n";
   return KeyOf({"classifier model 1", shards, targets, o.read.text_field, o.TargetRead().text_field,
                 o.read.skip_bad ? "skip" : "strict", std::to_string(o.seed),

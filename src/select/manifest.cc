@@ -120,16 +120,16 @@ nlohmann::json CostJson(const SelectionResult& result, int threads, const nlohma
 
 Result<nlohmann::json> PassesJson(const SelectionContext& ctx, const PoolPass& pool) {
   std::vector<uint64_t> reads = pool.reads;
-  reads.resize(pool.plan.shards.size(), 0);
+  reads.resize(pool.sharding.shards.size(), 0);
   PF_RETURN_IF_ERROR(ctx.group->SumU64(&reads));
   nlohmann::json out = nlohmann::json::array();
-  for (const corpus::PlannedInput& in : pool.plan.inputs) {
+  for (const corpus::ShardedInput& in : pool.sharding.inputs) {
     double read = 0, bytes = 0;
     uint64_t most = 0;
     for (uint32_t f = in.first_file; f < in.first_file + in.files; ++f) {
-      const corpus::PlannedFile& file = pool.plan.files[f];
+      const corpus::ShardedFile& file = pool.sharding.files[f];
       for (uint32_t s = file.first_shard; s < file.first_shard + file.shards; ++s) {
-        const double b = static_cast<double>(pool.plan.shards[s].disk_bytes());
+        const double b = static_cast<double>(pool.sharding.shards[s].disk_bytes());
         read += b * static_cast<double>(reads[s]);
         bytes += b;
         most = std::max(most, reads[s]);

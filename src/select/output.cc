@@ -166,10 +166,10 @@ bool IsFolderOutput(const std::string& out_path) {
   return (!out_path.empty() && out_path.back() == '/') || IsDirectory(out_path);
 }
 
-Compression KeptCompressionOf(const std::string& out_path, const corpus::ReadPlan& plan,
+Compression KeptCompressionOf(const std::string& out_path, const corpus::Sharding& sharding,
                               uint32_t shard) {
   if (!IsFolderOutput(out_path)) return CompressionFor(out_path);
-  switch (plan.FileOf(shard).format) {
+  switch (sharding.FileOf(shard).format) {
     case corpus::Format::kJsonlZstd:
     case corpus::Format::kParquet:  // Compressed as it was: JSONL in zstd.
       return Compression::kZstd;
@@ -270,13 +270,13 @@ Status SelectionOutputs::Open(const std::string& out_path, const std::string& an
   return Status::Ok();
 }
 
-Status SelectionOutputs::PlanFolder(const corpus::ReadPlan& plan) {
+Status SelectionOutputs::NameFolderFiles(const corpus::Sharding& sharding) {
   if (!to_folder_) return Status::Ok();
   folder_names_.clear();
   std::set<std::string> seen;
-  const bool one_folder = plan.inputs.size() == 1 && plan.inputs[0].folder;
-  for (const corpus::PlannedFile& f : plan.files) {
-    const corpus::PlannedInput& in = plan.inputs[f.input];
+  const bool one_folder = sharding.inputs.size() == 1 && sharding.inputs[0].folder;
+  for (const corpus::ShardedFile& f : sharding.files) {
+    const corpus::ShardedInput& in = sharding.inputs[f.input];
     std::string name = one_folder  ? f.rel
                        : in.folder ? JoinPath(BaseName(WithoutSlash(in.path)), f.rel)
                                    : BaseName(f.path);
@@ -297,7 +297,7 @@ Status SelectionOutputs::AssembleFile(const std::vector<PieceFacts>& kept) {
   return Status::Ok();
 }
 
-Status SelectionOutputs::AssembleFolder(const corpus::ReadPlan& plan, const WorkFolder& work,
+Status SelectionOutputs::AssembleFolder(const corpus::Sharding& sharding, const WorkFolder& work,
                                         const std::vector<PieceFacts>& kept,
                                         const std::vector<KeptCounts>& counts) {
   folder_build_ = work.File("out");
@@ -307,11 +307,11 @@ Status SelectionOutputs::AssembleFolder(const corpus::ReadPlan& plan, const Work
   nlohmann::json files = nlohmann::json::array();
   std::vector<std::pair<std::string, std::string>> named;  // (name, sha256), sorted below
   uint64_t total = 0;
-  for (uint32_t i = 0; i < plan.files.size(); ++i) {
-    const corpus::PlannedFile& f = plan.files[i];
+  for (uint32_t i = 0; i < sharding.files.size(); ++i) {
+    const corpus::ShardedFile& f = sharding.files[i];
     const std::string dest = JoinPath(folder_build_, folder_names_[i]);
     PF_RETURN_IF_ERROR(MakeDirectories(DirName(dest)));
-    const Compression c = KeptCompressionOf(out_path_ + "/", plan, f.first_shard);
+    const Compression c = KeptCompressionOf(out_path_ + "/", sharding, f.first_shard);
     nlohmann::json j;
     if (f.shards == 1) {
       // Linked, not moved: the piece stays for a rerun until the selection commits.
@@ -349,12 +349,12 @@ Status SelectionOutputs::AssembleFolder(const corpus::ReadPlan& plan, const Work
   return Status::Ok();
 }
 
-Status SelectionOutputs::Assemble(const corpus::ReadPlan& plan, const WorkFolder& work,
+Status SelectionOutputs::Assemble(const corpus::Sharding& sharding, const WorkFolder& work,
                                   const std::vector<PieceFacts>& kept,
                                   const std::vector<PieceFacts>& notes,
                                   const std::vector<KeptCounts>& counts) {
   if (to_folder_) {
-    PF_RETURN_IF_ERROR(AssembleFolder(plan, work, kept, counts));
+    PF_RETURN_IF_ERROR(AssembleFolder(sharding, work, kept, counts));
   } else {
     PF_RETURN_IF_ERROR(AssembleFile(kept));
   }

@@ -24,7 +24,7 @@
 
 #include "base/file.h"
 #include "base/status.h"
-#include "corpus/read_plan.h"
+#include "corpus/sharding.h"
 #include "select/compress.h"
 #include "select/piece.h"
 #include "select/work_folder.h"
@@ -40,7 +40,7 @@ struct KeptCounts {
 bool IsFolderOutput(const std::string& out_path);
 // How shard `shard`'s kept lines are compressed: by --out's name, or in a folder output as the
 // pool file they come from.
-Compression KeptCompressionOf(const std::string& out_path, const corpus::ReadPlan& plan,
+Compression KeptCompressionOf(const std::string& out_path, const corpus::Sharding& sharding,
                               uint32_t shard);
 // The pieces of `shard` in the work folder.
 std::string KeptPiecePath(const WorkFolder& work, uint32_t shard);
@@ -66,12 +66,12 @@ class SelectionOutputs {
 
   // Names every pool file's output in a folder output; two files that would share a name are
   // refused. Before the write pass.
-  Status PlanFolder(const corpus::ReadPlan& plan);
+  Status NameFolderFiles(const corpus::Sharding& sharding);
   bool annotating() const { return !annotate_path_.empty(); }
 
-  // Joins the pieces (one per shard of the plan, in order) into the outputs, complete on disk
+  // Joins the pieces (one per shard of the sharding, in order) into the outputs, complete on disk
   // but unnamed. `counts`: per pool file, what was kept (for a folder output's manifest).
-  Status Assemble(const corpus::ReadPlan& plan, const WorkFolder& work,
+  Status Assemble(const corpus::Sharding& sharding, const WorkFolder& work,
                   const std::vector<PieceFacts>& kept, const std::vector<PieceFacts>& notes,
                   const std::vector<KeptCounts>& counts);
   // The manifest's "output" and (with --annotate) "annotations" blocks.
@@ -87,9 +87,8 @@ class SelectionOutputs {
   Status MakeParents(const std::string& path, const std::string& flag);
   Status CheckFolderOutput(const std::string& manifest_path);
   Status AssembleFile(const std::vector<PieceFacts>& kept);
-  Status AssembleFolder(const corpus::ReadPlan& plan, const WorkFolder& work,
-                        const std::vector<PieceFacts>& kept,
-                        const std::vector<KeptCounts>& counts);
+  Status AssembleFolder(const corpus::Sharding& sharding, const WorkFolder& work,
+                        const std::vector<PieceFacts>& kept, const std::vector<KeptCounts>& counts);
 
   std::string out_path_, annotate_path_, manifest_path_;
   bool to_folder_ = false;

@@ -84,7 +84,7 @@ std::string PieceKey(const SelectOptions& o, const PoolPass& pool, const Scores&
   const uint64_t first = pool.shard_base[shard] - pool.base, n = pool.shards[shard].records;
   const std::string_view flags(reinterpret_cast<const char*>(kept_flag.data() + first), n);
   return KeyOf({"piece 1", pool.Identity(shard), flags,
-                CompressionName(KeptCompressionOf(o.out_path, pool.plan, shard)),
+                CompressionName(KeptCompressionOf(o.out_path, pool.sharding, shard)),
                 o.annotate_path.empty() ? "-" : CompressionName(CompressionFor(o.annotate_path)),
                 o.id_field, o.read.text_field, scores.model});
 }

@@ -55,9 +55,9 @@ Result<ScanSummary> ScanTarget(const SelectionContext& ctx, bool counts, bool te
 // Rank `rank` of `size` reads the shards whose first byte lies in its part
 // [rank * T / size, (rank + 1) * T / size) of the pool's bytes (T: their sum), so that ranks hold
 // contiguous blocks of shards, and so of records, in rank order.
-std::pair<uint32_t, uint32_t> DealShards(const corpus::ReadPlan& plan, int rank, int size) {
+std::pair<uint32_t, uint32_t> DealShards(const corpus::Sharding& sharding, int rank, int size) {
   uint64_t total = 0;
-  for (const auto& s : plan.shards) total += s.disk_bytes();
+  for (const auto& s : sharding.shards) total += s.disk_bytes();
   auto part = [&](int r) {
     return static_cast<uint64_t>(static_cast<unsigned __int128>(total) * r / size);
   };
@@ -65,12 +65,12 @@ std::pair<uint32_t, uint32_t> DealShards(const corpus::ReadPlan& plan, int rank,
   uint32_t first = 0, end = 0;
   uint64_t at = 0;
   bool found = false;
-  for (uint32_t s = 0; s < plan.shards.size(); ++s) {
+  for (uint32_t s = 0; s < sharding.shards.size(); ++s) {
     // A shard at the very end (or an empty pool's) goes to the last rank.
     const bool mine = (at >= lo && at < hi) || (at == total && rank == size - 1);
     if (mine && !found) first = s, found = true;
     if (mine) end = s + 1;
-    at += plan.shards[s].disk_bytes();
+    at += sharding.shards[s].disk_bytes();
   }
   if (!found) first = end = 0;
   return {first, end};
@@ -89,7 +89,10 @@ class PoolSink : public corpus::ShardSink {
  public:
   PoolSink(const SelectionContext& ctx, const PoolPass& pool, bool count_features,
            std::vector<ShardResult>* results)
-      : ctx_(ctx), pool_(pool), count_(count_features), results_(*results),
+      : ctx_(ctx),
+        pool_(pool),
+        count_(count_features),
+        results_(*results),
         parts_(results->size()) {}
 
   Status OnChunk(corpus::ChunkWork& work) override {
@@ -144,14 +147,14 @@ class PoolSink : public corpus::ShardSink {
     r.done = true;
     if (ctx_.work == nullptr) return Status::Ok();
     return SaveShardResult(*ctx_.work, read.shard,
-                           PoolResultKey(pool_.plan, read.shard, *ctx_.options, count_), r);
+                           PoolResultKey(pool_.sharding, read.shard, *ctx_.options, count_), r);
   }
 
  private:
   const SelectionContext& ctx_;
   const PoolPass& pool_;
   bool count_;
-  std::vector<ShardResult>& results_;         // [my shard]
+  std::vector<ShardResult>& results_;  // [my shard]
   std::mutex mu_;
   std::vector<std::vector<ChunkPart>> parts_;  // [my shard][chunk]
 };
@@ -163,25 +166,25 @@ Result<std::vector<uint32_t>> LoadSaved(const SelectionContext& ctx, const PoolP
   const std::vector<uint32_t> mine = pool.MyShards();
   if (ctx.work != nullptr) {
     for (size_t i = 0; i < mine.size(); ++i) {
-      auto saved = LoadShardResult(*ctx.work, mine[i],
-                                   PoolResultKey(pool.plan, mine[i], *ctx.options, count_features),
-                                   count_features, ctx.options->dsir.buckets);
+      auto saved = LoadShardResult(
+          *ctx.work, mine[i], PoolResultKey(pool.sharding, mine[i], *ctx.options, count_features),
+          count_features, ctx.options->dsir.buckets);
       if (saved) (*results)[i] = std::move(*saved);
     }
     PF_ASSIGN_OR_RETURN(std::vector<uint32_t> changed,
-                        ChangedFiles(pool.plan, mine, *results, ctx.threads()));
+                        ChangedFiles(pool.sharding, mine, *results, ctx.threads()));
     // Each file whose hash was checked was read once more, all its shards.
     std::vector<uint32_t> checked;
     for (size_t i = 0; i < mine.size(); ++i) {
       if ((*results)[i].done && !(*results)[i].read.file_sha256.empty()) {
-        const corpus::PlannedFile& f = pool.plan.FileOf(mine[i]);
+        const corpus::ShardedFile& f = pool.sharding.FileOf(mine[i]);
         for (uint32_t k = f.first_shard; k < f.first_shard + f.shards; ++k) checked.push_back(k);
       }
     }
     pool.CountReads(checked);
     for (uint32_t f : changed) {
       for (size_t i = 0; i < mine.size(); ++i) {
-        if (pool.plan.shards[mine[i]].file == f) (*results)[i] = ShardResult();
+        if (pool.sharding.shards[mine[i]].file == f) (*results)[i] = ShardResult();
       }
     }
   }
@@ -193,12 +196,12 @@ Result<std::vector<uint32_t>> LoadSaved(const SelectionContext& ctx, const PoolP
 }
 
 // Lines per shard over the group, then each shard's lines before it in its file.
-Result<std::vector<int64_t>> LinesBefore(SelectionGroup& g, const corpus::ReadPlan& plan,
+Result<std::vector<int64_t>> LinesBefore(SelectionGroup& g, const corpus::Sharding& sharding,
                                          std::vector<uint64_t> lines) {
   PF_RETURN_IF_ERROR(g.SumU64(&lines));
-  std::vector<int64_t> before(plan.shards.size(), 0);
-  for (uint32_t s = 0; s < plan.shards.size(); ++s) {
-    const corpus::PlannedFile& f = plan.FileOf(s);
+  std::vector<int64_t> before(sharding.shards.size(), 0);
+  for (uint32_t s = 0; s < sharding.shards.size(); ++s) {
+    const corpus::ShardedFile& f = sharding.FileOf(s);
     if (s > f.first_shard) before[s] = before[s - 1] + static_cast<int64_t>(lines[s - 1]);
   }
   return before;
@@ -206,11 +209,11 @@ Result<std::vector<int64_t>> LinesBefore(SelectionGroup& g, const corpus::ReadPl
 
 // The shards' counts summed over the group, and each shard's first global index.
 Status ShareCounts(SelectionGroup& g, PoolPass* out, const std::vector<ShardResult>& results) {
-  const size_t n = out->plan.shards.size();
+  const size_t n = out->sharding.shards.size();
   std::vector<uint64_t> v(6 * n, 0);
   for (uint32_t s = out->first_shard; s < out->end_shard; ++s) {
     const ShardResult& r = results[s - out->first_shard];
-    const uint64_t row[6] = {r.read.records, r.read.lines,    r.docs,
+    const uint64_t row[6] = {r.read.records, r.read.lines,      r.docs,
                              r.text_bytes,   r.read.bad.size(), r.read.blank};
     std::copy(row, row + 6, v.begin() + 6 * s);
   }
@@ -219,8 +222,8 @@ Status ShareCounts(SelectionGroup& g, PoolPass* out, const std::vector<ShardResu
   out->shard_base.assign(n, 0);
   uint64_t at = 0;
   for (size_t s = 0; s < n; ++s) {
-    out->shards[s] = {v[6 * s], v[6 * s + 1], v[6 * s + 2], v[6 * s + 3], v[6 * s + 4],
-                      v[6 * s + 5]};
+    out->shards[s] = {v[6 * s],     v[6 * s + 1], v[6 * s + 2],
+                      v[6 * s + 3], v[6 * s + 4], v[6 * s + 5]};
     out->shard_base[s] = at;
     at += out->shards[s].records;
   }
@@ -233,7 +236,7 @@ Status ShareHashes(SelectionGroup& g, PoolPass* out, const std::vector<ShardResu
   std::vector<std::string> mine;
   for (const ShardResult& r : results) {
     if (r.read.file_sha256.empty()) continue;
-    mine.push_back(std::to_string(out->plan.shards[r.read.shard].file));
+    mine.push_back(std::to_string(out->sharding.shards[r.read.shard].file));
     mine.push_back(r.read.file_sha256);
   }
   PF_ASSIGN_OR_RETURN(std::vector<std::string> all, GatherStrings(g, mine));
@@ -242,23 +245,23 @@ Status ShareHashes(SelectionGroup& g, PoolPass* out, const std::vector<ShardResu
     PF_RETURN_IF_ERROR(g.Broadcast(&packed));
     PF_ASSIGN_OR_RETURN(all, UnpackStrings(packed));
   }
-  out->file_sha256.assign(out->plan.files.size(), "");
+  out->file_sha256.assign(out->sharding.files.size(), "");
   for (size_t i = 0; i + 1 < all.size(); i += 2) out->file_sha256[std::stoul(all[i])] = all[i + 1];
   return Status::Ok();
 }
 
 // The whole pool's summary per input (hashes on the leader).
 void SummarizeInputs(PoolPass* out) {
-  const corpus::ReadPlan& plan = out->plan;
+  const corpus::Sharding& sharding = out->sharding;
   ScanSummary& s = out->summary;
   s = ScanSummary();
-  for (const corpus::PlannedInput& in : plan.inputs) {
+  for (const corpus::ShardedInput& in : sharding.inputs) {
     corpus::InputSummary sum;
     sum.path = in.path;
     sum.files = in.files;
     std::vector<std::string> rels, shas;
     for (uint32_t f = in.first_file; f < in.first_file + in.files; ++f) {
-      const corpus::PlannedFile& file = plan.files[f];
+      const corpus::ShardedFile& file = sharding.files[f];
       sum.file_bytes += file.size;
       rels.push_back(file.rel);
       shas.push_back(out->file_sha256[f]);
@@ -286,9 +289,10 @@ Status SummarizeBadLines(SelectionGroup& g, PoolPass* out,
   ScanSummary& s = out->summary;
   std::vector<std::string> examples;
   for (const ShardResult& r : results) {
-    if (r.read.skipped_bom) s.notes.push_back(corpus::BomNote(out->plan.FileOf(r.read.shard).path));
+    if (r.read.skipped_bom)
+      s.notes.push_back(corpus::BomNote(out->sharding.FileOf(r.read.shard).path));
     for (const corpus::BadRecord& b : r.read.bad) {
-      corpus::BadLine line = corpus::ToBadLine(b, out->plan, out->lines_before[b.shard],
+      corpus::BadLine line = corpus::ToBadLine(b, out->sharding, out->lines_before[b.shard],
                                                out->shard_base[b.shard] + b.record);
       if (examples.size() < kSkippedListed) examples.push_back(line.Message());
       s.bad_lines.push_back(std::move(line));
@@ -321,7 +325,7 @@ void Flatten(std::vector<ShardResult>& results, bool count_features, uint32_t bu
 corpus::ScanRequest RequestFor(const SelectionContext& ctx, const PoolPass& pool,
                                const char* stage) {
   corpus::ScanRequest req;
-  req.plan = &pool.plan;
+  req.sharding = &pool.sharding;
   req.shards = pool.MyShards();
   req.read = &ctx.options->read;
   req.threads = ctx.threads();
@@ -334,11 +338,11 @@ corpus::ScanRequest RequestFor(const SelectionContext& ctx, const PoolPass& pool
 }  // namespace
 
 std::string PoolPass::Identity(uint32_t shard) const {
-  return ShardIdentity(plan, shard) + "\n" + file_sha256[plan.shards[shard].file];
+  return ShardIdentity(sharding, shard) + "\n" + file_sha256[sharding.shards[shard].file];
 }
 
 void PoolPass::CountReads(const std::vector<uint32_t>& shards) const {
-  if (reads.size() != plan.shards.size()) reads.assign(plan.shards.size(), 0);
+  if (reads.size() != sharding.shards.size()) reads.assign(sharding.shards.size(), 0);
   for (uint32_t s : shards) ++reads[s];
 }
 
@@ -382,12 +386,12 @@ Status ScanTargetHere(const SelectionContext& ctx, bool counts, bool texts, Targ
 
 Status ReadPool(const SelectionContext& ctx, bool count_features, PoolPass* out) {
   SelectionGroup& g = *ctx.group;
-  g.SetPhase("plan");
-  auto planned = corpus::PlanRead(*ctx.pool, ctx.options->split_bytes);
-  PF_RETURN_IF_ERROR(g.Agree(planned.status()));
-  out->plan = std::move(*planned);
-  out->reads.assign(out->plan.shards.size(), 0);
-  std::tie(out->first_shard, out->end_shard) = DealShards(out->plan, g.rank(), g.size());
+  g.SetPhase("sharding");
+  auto sharding = corpus::ShardInputs(*ctx.pool, ctx.options->split_bytes);
+  PF_RETURN_IF_ERROR(g.Agree(sharding.status()));
+  out->sharding = std::move(*sharding);
+  out->reads.assign(out->sharding.shards.size(), 0);
+  std::tie(out->first_shard, out->end_shard) = DealShards(out->sharding, g.rank(), g.size());
   g.SetPhase("pool");
   std::vector<ShardResult> results(out->end_shard - out->first_shard);
   auto to_read = LoadSaved(ctx, *out, count_features, &results);
@@ -400,17 +404,18 @@ Status ReadPool(const SelectionContext& ctx, bool count_features, PoolPass* out)
     failure = corpus::ScanShards(req, sink);
   }
   // Lines are counted first even on a failure: a bad line is named by its line in its file.
-  std::vector<uint64_t> lines(out->plan.shards.size(), 0);
+  std::vector<uint64_t> lines(out->sharding.shards.size(), 0);
   for (const ShardResult& r : results) {
     if (r.done) lines[r.read.shard] = r.read.lines;
   }
-  PF_ASSIGN_OR_RETURN(out->lines_before, LinesBefore(g, out->plan, lines));
+  PF_ASSIGN_OR_RETURN(out->lines_before, LinesBefore(g, out->sharding, lines));
   Status local = to_read.status();
-  if (failure) local = corpus::FailureStatus(*failure, out->plan, out->lines_before);
+  if (failure) local = corpus::FailureStatus(*failure, out->sharding, out->lines_before);
   PF_RETURN_IF_ERROR(g.Agree(local));
   PF_RETURN_IF_ERROR(ShareCounts(g, out, results));
   out->records = 0;
-  for (uint32_t s = out->first_shard; s < out->end_shard; ++s) out->records += out->shards[s].records;
+  for (uint32_t s = out->first_shard; s < out->end_shard; ++s)
+    out->records += out->shards[s].records;
   Flatten(results, count_features, ctx.options->dsir.buckets, out);
   PF_RETURN_IF_ERROR(ShareHashes(g, out, results));
   SummarizeInputs(out);
@@ -473,7 +478,7 @@ Status RescanPool(const SelectionContext& ctx, const PoolPass& pool,
   VisitSink sink(pool, visit, shard_done);
   const std::optional<corpus::ScanFailure> failure = corpus::ScanShards(req, sink);
   Status local;
-  if (failure) local = corpus::FailureStatus(*failure, pool.plan, {});
+  if (failure) local = corpus::FailureStatus(*failure, pool.sharding, {});
   return ctx.group->Agree(local);
 }
 

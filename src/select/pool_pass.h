@@ -1,6 +1,6 @@
 #pragma once
 // The reading passes of a selection, on one process or on each process of a group (group.h).
-// The pool is cut into shards (corpus/read_plan.h) and every pass reads its shards on all
+// The pool is cut into shards (corpus/sharding.h) and every pass reads its shards on all
 // threads at once (corpus/shard_scan.h); in a group each process reads a contiguous block of
 // shards. The target pass (leader only; what a selector needs of the target is shared with the
 // group) and the first pool pass (bytes and validity per record, per-thread dsir feature counts,
@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "base/status.h"
-#include "corpus/read_plan.h"
 #include "corpus/record.h"
 #include "corpus/scanner.h"
+#include "corpus/sharding.h"
 #include "select/cut.h"
 #include "select/group.h"
 #include "select/selector.h"
@@ -73,19 +73,19 @@ struct ShardCounts {
 // are the global indices [base, base + records): the records of its shards, which are
 // contiguous.
 struct PoolPass {
-  corpus::ReadPlan plan;
+  corpus::Sharding sharding;
   uint32_t first_shard = 0, end_shard = 0;  // This process's shards: [first_shard, end_shard).
-  std::vector<ShardCounts> shards;          // [plan.shards], summed over a group.
-  std::vector<uint64_t> shard_base;         // [plan.shards]: global index of its first record.
-  std::vector<int64_t> lines_before;        // [plan.shards]: lines of its file before it.
-  std::vector<std::string> file_sha256;     // [plan.files].
+  std::vector<ShardCounts> shards;          // [sharding.shards], summed over a group.
+  std::vector<uint64_t> shard_base;         // [sharding.shards]: global index of its first record.
+  std::vector<int64_t> lines_before;        // [sharding.shards]: lines of its file before it.
+  std::vector<std::string> file_sha256;     // [sharding.files].
   uint64_t base = 0;                        // Global index of this process's first record.
   uint64_t records = 0;                     // This process's records (documents and bad lines).
   std::vector<uint64_t> bytes;              // [records] text bytes (0 for a bad line).
   std::vector<uint8_t> valid;               // [records] 1 for a document, 0 for a bad line.
   std::vector<uint64_t> counts;             // dsir: [buckets], this process's shards.
   corpus::ScanSummary summary;  // Counts of the whole pool per input (summed over a group).
-  // [plan.shards]: how often this process read each shard, every pass counted (the first, a
+  // [sharding.shards]: how often this process read each shard, every pass counted (the first, a
   // rerun's hash checks, the selector's, the write pass): the manifest's cost.passes. Not part
   // of the pass's result, so passes that only read the pool count into it.
   mutable std::vector<uint64_t> reads;
@@ -97,7 +97,7 @@ struct PoolPass {
   void CountReads(const std::vector<uint32_t>& shards) const;
 };
 
-// Plans the pool's shards, deals this process its block, and reads it once: bytes, validity and
+// Shards the pool's shards, deals this process its block, and reads it once: bytes, validity and
 // (with `count_features`) dsir feature counts, and the files' hashes. Fails (on every process)
 // when the pool has no documents. Collective.
 Status ReadPool(const SelectionContext& ctx, bool count_features, PoolPass* out);

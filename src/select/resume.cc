@@ -31,9 +31,9 @@ std::string KeyOf(std::initializer_list<std::string_view> parts) {
   return sha.HexDigest();
 }
 
-std::string ShardIdentity(const corpus::ReadPlan& plan, uint32_t shard) {
-  const corpus::PlannedShard& s = plan.shards[shard];
-  const corpus::PlannedFile& f = plan.files[s.file];
+std::string ShardIdentity(const corpus::Sharding& sharding, uint32_t shard) {
+  const corpus::Shard& s = sharding.shards[shard];
+  const corpus::ShardedFile& f = sharding.files[s.file];
   return f.path + "\n" + std::to_string(f.size) + "\n" + std::to_string(f.mtime_ns) + "\n" +
          std::to_string(s.begin) + "-" + std::to_string(s.end);
 }

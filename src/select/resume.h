@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "base/status.h"
-#include "corpus/read_plan.h"
+#include "corpus/sharding.h"
 #include "select/work_folder.h"
 
 namespace preflight::select {
@@ -31,7 +31,7 @@ namespace preflight::select {
 std::string KeyOf(std::initializer_list<std::string_view> parts);
 
 // What names a shard's bytes: its file's path, size and modification time, and its range.
-std::string ShardIdentity(const corpus::ReadPlan& plan, uint32_t shard);
+std::string ShardIdentity(const corpus::Sharding& sharding, uint32_t shard);
 
 // A pass's saved result: a JSON header and binary blobs (native byte order: a rerun runs on the
 // same kind of machine).

@@ -41,7 +41,7 @@ struct SelectOptions {
   uint64_t keep_bytes = 0;  // If > 0: keep this many text bytes instead.
   uint64_t seed = 0;
   int threads = 1;
-  // A plain JSONL file larger than this is read as several shards (corpus/read_plan.h). The kept
+  // A plain JSONL file larger than this is read as several shards (corpus/sharding.h). The kept
   // lines do not depend on it (a compressed output's frames do); tests make it small.
   uint64_t split_bytes = 64ull << 20;
   corpus::ReadOptions read;  // How the pool is read; the target too, but for its fields below.
@@ -54,9 +54,9 @@ struct SelectOptions {
   // Kept documents: a file (JSONL; ".zst" or ".gz" compresses), or with a trailing '/' (or an
   // existing folder) a folder of one file per pool file, named and compressed as it.
   std::string out_path;
-  std::string manifest_path;      // Default: ManifestPath().
-  std::string annotate_path;      // One {"id","score","kept"} line per pool document; "": none.
-  std::string id_field = "id";    // A document's id (else "<file>:<line>").
+  std::string manifest_path;    // Default: ManifestPath().
+  std::string annotate_path;    // One {"id","score","kept"} line per pool document; "": none.
+  std::string id_field = "id";  // A document's id (else "<file>:<line>").
   // Called by the leader once the manifest is named and before the kept documents are (the
   // last step): the caller's record of the selection, its receipt. An error stops the
   // selection: the manifest is removed, no output is named, and the error is returned.

@@ -8,11 +8,11 @@
 
 namespace preflight::select {
 
-std::string PoolResultKey(const corpus::ReadPlan& plan, uint32_t shard, const SelectOptions& o,
+std::string PoolResultKey(const corpus::Sharding& sharding, uint32_t shard, const SelectOptions& o,
                           bool count_features) {
   const std::string features =
       count_features ? std::to_string(o.dsir.buckets) + "/" + std::to_string(o.dsir.ngrams) : "-";
-  return KeyOf({"pool 1", ShardIdentity(plan, shard), o.read.text_field,
+  return KeyOf({"pool 1", ShardIdentity(sharding, shard), o.read.text_field,
                 std::to_string(o.read.max_document_bytes), o.read.skip_bad ? "skip" : "strict",
                 features});
 }
@@ -68,7 +68,7 @@ std::optional<ShardResult> LoadShardResult(const WorkFolder& work, uint32_t shar
   return r;
 }
 
-Result<std::vector<uint32_t>> ChangedFiles(const corpus::ReadPlan& plan,
+Result<std::vector<uint32_t>> ChangedFiles(const corpus::Sharding& sharding,
                                            const std::vector<uint32_t>& shards,
                                            const std::vector<ShardResult>& results, int threads) {
   std::vector<size_t> check;  // positions in `shards` of loaded results that hash their file
@@ -81,11 +81,12 @@ Result<std::vector<uint32_t>> ChangedFiles(const corpus::ReadPlan& plan,
   auto work = [&] {
     for (size_t k = next++; k < check.size(); k = next++) {
       const ShardResult& r = results[check[k]];
-      auto hashed = corpus::HashInput(plan.FileOf(shards[check[k]]).path);
+      auto hashed = corpus::HashInput(sharding.FileOf(shards[check[k]]).path);
       if (!hashed.ok()) {
         failed[k] = hashed.status();
       } else {
-        changed[k] = hashed->sha256 != r.read.file_sha256 || hashed->file_bytes != r.read.file_bytes;
+        changed[k] =
+            hashed->sha256 != r.read.file_sha256 || hashed->file_bytes != r.read.file_bytes;
       }
     }
   };
@@ -96,7 +97,7 @@ Result<std::vector<uint32_t>> ChangedFiles(const corpus::ReadPlan& plan,
   std::vector<uint32_t> out;
   for (size_t k = 0; k < check.size(); ++k) {
     PF_RETURN_IF_ERROR(failed[k]);
-    if (changed[k]) out.push_back(plan.shards[shards[check[k]]].file);
+    if (changed[k]) out.push_back(sharding.shards[shards[check[k]]].file);
   }
   return out;
 }

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "corpus/read_plan.h"
 #include "corpus/shard_scan.h"
+#include "corpus/sharding.h"
 #include "select/selector.h"
 #include "select/work_folder.h"
 
@@ -25,7 +25,7 @@ struct ShardResult {
 };
 
 // The key of a first-pass result of `shard`: its identity and what the pass read it with.
-std::string PoolResultKey(const corpus::ReadPlan& plan, uint32_t shard, const SelectOptions& o,
+std::string PoolResultKey(const corpus::Sharding& sharding, uint32_t shard, const SelectOptions& o,
                           bool count_features);
 
 Status SaveShardResult(const WorkFolder& work, uint32_t shard, const std::string& key,
@@ -37,7 +37,7 @@ std::optional<ShardResult> LoadShardResult(const WorkFolder& work, uint32_t shar
 
 // For every file whose whole-file hash a loaded result holds: the file read again and hashed.
 // Returns the files whose bytes differ from what the killed run read (their results must go).
-Result<std::vector<uint32_t>> ChangedFiles(const corpus::ReadPlan& plan,
+Result<std::vector<uint32_t>> ChangedFiles(const corpus::Sharding& sharding,
                                            const std::vector<uint32_t>& shards,
                                            const std::vector<ShardResult>& results, int threads);
 

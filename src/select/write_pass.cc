@@ -5,13 +5,13 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <optional>
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 
-#include "corpus/shard_scan.h"
 #include "base/file.h"
+#include "corpus/shard_scan.h"
 #include "select/group_codec.h"
 #include "select/piece_results.h"
 #include "select/resume.h"
@@ -35,11 +35,11 @@ const char* const kChanged = "the pool changed while it was being read (re-run t
 // explained documents.
 struct JobState {
   const WriteJob* job = nullptr;
-  std::vector<uint8_t> kept_flag;                           // [records]
-  std::vector<std::string> keys;                            // [my shards]
-  std::vector<uint8_t> reused;                              // [my shards]
-  std::vector<std::unique_ptr<PieceWriter>> kept, notes;    // [my shards]
-  std::vector<KeptCounts> counts;                           // [my shards]
+  std::vector<uint8_t> kept_flag;                         // [records]
+  std::vector<std::string> keys;                          // [my shards]
+  std::vector<uint8_t> reused;                            // [my shards]
+  std::vector<std::unique_ptr<PieceWriter>> kept, notes;  // [my shards]
+  std::vector<KeptCounts> counts;                         // [my shards]
   std::map<uint64_t, std::vector<ScoredDoc*>> explained;
 };
 
@@ -78,8 +78,8 @@ class WriteSink : public corpus::ShardSink {
       w.kept_pieces[read.shard] = std::move(kept);
       w.note_pieces[read.shard] = std::move(notes);
       if (job.job->work != nullptr) {
-        PF_RETURN_IF_ERROR(SavePieces(*job.job->work, pool_, read.shard, job.keys[mine],
-                                      job.counts[mine], w));
+        PF_RETURN_IF_ERROR(
+            SavePieces(*job.job->work, pool_, read.shard, job.keys[mine], job.counts[mine], w));
       }
     }
     return Status::Ok();
@@ -104,7 +104,7 @@ class WriteSink : public corpus::ShardSink {
   // One selection's part of one chunk: its kept lines and annotations.
   Status Write(JobState& job, const corpus::Chunk& chunk, uint64_t first, uint32_t mine) {
     const SelectOptions& o = *job.job->options;
-    const std::string& file = pool_.plan.FileOf(chunk.shard).path;
+    const std::string& file = pool_.sharding.FileOf(chunk.shard).path;
     std::string content, notes;
     uint64_t docs = 0, bytes = 0;
     for (size_t i = 0; i < chunk.records.size(); ++i) {
@@ -165,9 +165,8 @@ class WriteSink : public corpus::ShardSink {
 
 // Packs a piece's facts for the leader.
 void PackFacts(uint32_t shard, const PieceFacts& f, std::vector<std::string>* out) {
-  for (const std::string& s :
-       {std::to_string(shard), f.path, f.file_sha256, f.content_sha256,
-        std::to_string(f.file_bytes), std::to_string(f.content_bytes)}) {
+  for (const std::string& s : {std::to_string(shard), f.path, f.file_sha256, f.content_sha256,
+                               std::to_string(f.file_bytes), std::to_string(f.content_bytes)}) {
     out->push_back(s);
   }
 }
@@ -192,10 +191,10 @@ Status GatherPieces(SelectionGroup& g, const PoolPass& pool, std::vector<PieceFa
 // Per pool file: the kept counts (summed over the group) and its documents in the pool.
 Status CountPerFile(SelectionGroup& g, const PoolPass& pool, const std::vector<KeptCounts>& mine,
                     WrittenSelection* out) {
-  const size_t files = pool.plan.files.size();
+  const size_t files = pool.sharding.files.size();
   std::vector<uint64_t> v(2 * files, 0);
   for (uint32_t s = pool.first_shard; s < pool.end_shard; ++s) {
-    const uint32_t f = pool.plan.shards[s].file;
+    const uint32_t f = pool.sharding.shards[s].file;
     v[2 * f] += mine[s - pool.first_shard].docs;
     v[2 * f + 1] += mine[s - pool.first_shard].text_bytes;
   }
@@ -206,7 +205,7 @@ Status CountPerFile(SelectionGroup& g, const PoolPass& pool, const std::vector<K
     KeptCounts& c = out->per_file[f];
     c.docs = v[2 * f];
     c.text_bytes = v[2 * f + 1];
-    const corpus::PlannedFile& file = pool.plan.files[f];
+    const corpus::ShardedFile& file = pool.sharding.files[f];
     for (uint32_t s = file.first_shard; s < file.first_shard + file.shards; ++s) {
       c.pool_docs += pool.shards[s].docs;
     }
@@ -296,8 +295,8 @@ JobState StartJob(const PoolPass& pool, const WriteJob& job) {
   s.job = &job;
   const SelectOptions& o = *job.options;
   WrittenSelection& w = *job.out;
-  w.kept_pieces.assign(pool.plan.shards.size(), {});
-  w.note_pieces.assign(pool.plan.shards.size(), {});
+  w.kept_pieces.assign(pool.sharding.shards.size(), {});
+  w.note_pieces.assign(pool.sharding.shards.size(), {});
   s.kept_flag.assign(pool.records, 0);
   for (uint64_t i : *job.kept) s.kept_flag[i - pool.base] = 1;
   const uint32_t n = pool.end_shard - pool.first_shard;
@@ -306,10 +305,10 @@ JobState StartJob(const PoolPass& pool, const WriteJob& job) {
   for (uint32_t s_id = pool.first_shard; s_id < pool.end_shard; ++s_id) {
     const uint32_t mine = s_id - pool.first_shard;
     s.keys.push_back(PieceKey(o, pool, *job.scores, s.kept_flag, s_id));
-    s.reused[mine] = job.work != nullptr &&
-                     LoadPieces(*job.work, pool, s_id, s.keys[mine], &s.counts[mine], w);
+    s.reused[mine] =
+        job.work != nullptr && LoadPieces(*job.work, pool, s_id, s.keys[mine], &s.counts[mine], w);
     s.kept.push_back(std::make_unique<PieceWriter>(
-        KeptPiecePath(*job.work, s_id), KeptCompressionOf(o.out_path, pool.plan, s_id)));
+        KeptPiecePath(*job.work, s_id), KeptCompressionOf(o.out_path, pool.sharding, s_id)));
     if (!o.annotate_path.empty()) {
       s.notes.push_back(std::make_unique<PieceWriter>(NotesPiecePath(*job.work, s_id),
                                                       CompressionFor(o.annotate_path)));
@@ -334,8 +333,7 @@ Status FinishJob(const SelectionContext& ctx, const PoolPass& pool, JobState& s)
     g.SetPhase("explain");
     PF_ASSIGN_OR_RETURN(w.top_kept, MergeExplained(g, w.top_kept, 5, /*lowest=*/false));
     PF_ASSIGN_OR_RETURN(w.lowest_kept, MergeExplained(g, w.lowest_kept, 5, /*lowest=*/true));
-    PF_ASSIGN_OR_RETURN(w.lowest_in_pool,
-                        MergeExplained(g, w.lowest_in_pool, 5, /*lowest=*/true));
+    PF_ASSIGN_OR_RETURN(w.lowest_in_pool, MergeExplained(g, w.lowest_in_pool, 5, /*lowest=*/true));
   }
   return Status::Ok();
 }
@@ -354,7 +352,7 @@ Status WriteKept(const SelectionContext& ctx, const PoolPass& pool,
     for (const JobState& st : states) all_reused = all_reused && st.reused[s - pool.first_shard];
     if (!all_reused) req.shards.push_back(s);
   }
-  req.plan = &pool.plan;
+  req.sharding = &pool.sharding;
   req.lines_before = pool.lines_before;
   req.read = &ctx.options->read;
   req.threads = ctx.threads();
@@ -368,7 +366,7 @@ Status WriteKept(const SelectionContext& ctx, const PoolPass& pool,
   };
   const std::optional<corpus::ScanFailure> failure = corpus::ScanShards(req, sink);
   Status local;
-  if (failure) local = corpus::FailureStatus(*failure, pool.plan, {});
+  if (failure) local = corpus::FailureStatus(*failure, pool.sharding, {});
   for (const JobState& s : states) {
     uint64_t written = 0;
     for (const KeptCounts& c : s.counts) written += c.docs;

@@ -10,13 +10,13 @@
 #include "base/status.h"
 #include "trainer/trainer_spec.h"
 #include "trial/launch_prices.h"
-#include "trial/plan.h"
+#include "trial/spec.h"
 
 namespace preflight::trial {
 
-// The trial's plan (plan.h: pool, T_sel, fields, selection, pilot) and what only the trial has:
+// The trial's spec (spec.h: pool, T_sel, fields, selection, pilot) and what only the trial has:
 // the held-out target, the evaluation, its folder, the forecast it tests, schedules, the trainer.
-struct TrialConfig : TrialPlan {
+struct TrialConfig : TrialSpec {
   std::string target_eval;  // T_eval: held out; read only by the evaluation of training runs
   std::string target_name;  // for the lab record, e.g. "brown:cj (learned)"
   std::string baseline;     // "" or "first": adds the first quarter as a third arm

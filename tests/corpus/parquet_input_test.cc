@@ -11,9 +11,9 @@
 
 #include "base/sha256.h"
 #include "corpus/input_format.h"
-#include "corpus/read_plan.h"
 #include "corpus/scanner.h"
 #include "corpus/shard_scan.h"
+#include "corpus/sharding.h"
 #include "testing/compress.h"
 #include "testing/parquet_files.h"
 #include "testing/testing.h"
@@ -172,15 +172,15 @@ TEST(ParquetInput, RowGroupShardsReadWhatOneReaderReads) {
   auto whole = Documents(paths, skip, &expected);
   ASSERT_TRUE(whole.ok()) << whole.status().message();
   const std::vector<std::string> lines = Lines(paths, skip);
-  auto plan = PlanRead(paths, 1);  // Every row group its own shard.
-  ASSERT_TRUE(plan.ok()) << plan.status().message();
-  ASSERT_EQ(plan->files.size(), 2u);
-  EXPECT_EQ(plan->files[0].shards, 3u);
-  EXPECT_EQ(plan->files[1].shards, 3u);
-  EXPECT_EQ(plan->shards[0].begin, 0u);
-  EXPECT_EQ(plan->shards[2].end, plan->files[0].size);  // Row groups tile the file.
-  EXPECT_EQ(plan->shards[1].begin, plan->shards[0].end);
-  auto one = PlanRead(paths);  // Small files: one shard each.
+  auto sharding = ShardInputs(paths, 1);  // Every row group its own shard.
+  ASSERT_TRUE(sharding.ok()) << sharding.status().message();
+  ASSERT_EQ(sharding->files.size(), 2u);
+  EXPECT_EQ(sharding->files[0].shards, 3u);
+  EXPECT_EQ(sharding->files[1].shards, 3u);
+  EXPECT_EQ(sharding->shards[0].begin, 0u);
+  EXPECT_EQ(sharding->shards[2].end, sharding->files[0].size);  // Row groups tile the file.
+  EXPECT_EQ(sharding->shards[1].begin, sharding->shards[0].end);
+  auto one = ShardInputs(paths);  // Small files: one shard each.
   ASSERT_TRUE(one.ok());
   EXPECT_EQ(one->shards.size(), 2u);
   for (int threads : {1, 3}) {
@@ -209,30 +209,31 @@ TEST(ParquetInput, RowGroupShardsReadWhatOneReaderReads) {
         std::map<uint32_t, ShardRead> reads;
       } sink;
       ScanRequest req;
-      req.plan = &*plan;
-      for (uint32_t s = 0; s < plan->shards.size(); ++s) req.shards.push_back(s);
+      req.sharding = &*sharding;
+      for (uint32_t s = 0; s < sharding->shards.size(); ++s) req.shards.push_back(s);
       req.read = &skip;
       req.threads = threads;
       req.lines = want_lines;
       ASSERT_FALSE(ScanShards(req, sink).has_value());
       // Shard-local line numbers plus the rows of the file's shards before: the whole read's.
-      std::vector<int64_t> before(plan->shards.size(), 0);
+      std::vector<int64_t> before(sharding->shards.size(), 0);
       std::vector<std::string> got_lines;
       uint64_t index = 0;
       std::vector<BadLine> bad;
-      for (uint32_t s = 0; s < plan->shards.size(); ++s) {
-        if (s > plan->FileOf(s).first_shard) before[s] = before[s - 1] + sink.reads[s - 1].lines;
+      for (uint32_t s = 0; s < sharding->shards.size(); ++s) {
+        if (s > sharding->FileOf(s).first_shard)
+          before[s] = before[s - 1] + sink.reads[s - 1].lines;
         for (uint64_t k = 0; k < sink.reads[s].records; ++k, ++index) {
           if (want_lines) got_lines.push_back(sink.line[{s, k}]);
           auto it = sink.docs.find({s, k});
           if (it == sink.docs.end()) continue;
           Doc d = it->second;
           d.line_no += before[s];
-          d.file = plan->FileOf(s).path;
+          d.file = sharding->FileOf(s).path;
           EXPECT_EQ(d, expected.at(index)) << index;
         }
         for (const BadRecord& b : sink.reads[s].bad)
-          bad.push_back(ToBadLine(b, *plan, before[s], 0));
+          bad.push_back(ToBadLine(b, *sharding, before[s], 0));
       }
       EXPECT_EQ(index, whole->records);
       EXPECT_EQ(sink.docs.size(), expected.size());
@@ -243,7 +244,7 @@ TEST(ParquetInput, RowGroupShardsReadWhatOneReaderReads) {
       for (size_t i = 0; i < bad.size(); ++i)
         EXPECT_EQ(bad[i].Message(), whole->bad_lines[i].Message());
       EXPECT_EQ(sink.reads[0].file_sha256, Sha256::Hex(ReadText(dir + "/pool/a.parquet")));
-      EXPECT_EQ(sink.reads[0].file_bytes, plan->files[0].size);
+      EXPECT_EQ(sink.reads[0].file_bytes, sharding->files[0].size);
       EXPECT_TRUE(sink.reads[1].file_sha256.empty());
     }
   }
@@ -253,9 +254,9 @@ TEST(ParquetInput, RowGroupShardsReadWhatOneReaderReads) {
 TEST(ParquetInput, LinesAreBuiltOnlyWhereWanted) {
   const std::string path = Fixture("fineweb-snappy-v1.parquet");
   const std::vector<std::string> twin = testing::ReadJsonLines(Fixture("fineweb.jsonl"));
-  auto plan = PlanRead({path}, 1);
-  ASSERT_TRUE(plan.ok());
-  ASSERT_EQ(plan->shards.size(), 3u);
+  auto sharding = ShardInputs({path}, 1);
+  ASSERT_TRUE(sharding.ok());
+  ASSERT_EQ(sharding->shards.size(), 3u);
   struct Sink : ShardSink {
     Status OnChunk(ChunkWork& work) override {
       std::lock_guard<std::mutex> lock(mu);
@@ -270,7 +271,7 @@ TEST(ParquetInput, LinesAreBuiltOnlyWhereWanted) {
   } sink;
   ReadOptions read;
   ScanRequest req;
-  req.plan = &*plan;
+  req.sharding = &*sharding;
   req.shards = {0, 1, 2};
   req.read = &read;
   req.threads = 2;
@@ -347,7 +348,7 @@ TEST(ParquetInput, RefusalsNameTheFileAndComeFirst) {
   EXPECT_NE(cut.status().message().find(dir + "/cut/b.parquet"), std::string::npos)
       << cut.status().message();
   EXPECT_TRUE(docs.empty());  // Not one row of a.parquet first.
-  EXPECT_FALSE(PlanRead({dir + "/cut"}).ok());
+  EXPECT_FALSE(ShardInputs({dir + "/cut"}).ok());
 
   ReadOptions other;
   other.text_field = "content";

@@ -40,14 +40,14 @@ struct SeenDoc {
 // Collects every document by (shard, record), and every shard's read.
 class CollectSink : public ShardSink {
  public:
-  explicit CollectSink(const ReadPlan& plan) : plan_(plan) {}
+  explicit CollectSink(const Sharding& sharding) : sharding_(sharding) {}
   Status OnChunk(ChunkWork& work) override {
     for (size_t i = 0; i < work.chunk().records.size(); ++i) {
       std::string_view text;
       if (!work.Text(i, &text)) continue;
       std::lock_guard<std::mutex> lock(mu_);
       docs[{work.chunk().shard, work.chunk().first_record + i}] = {
-          std::string(text), plan_.FileOf(work.chunk().shard).path,
+          std::string(text), sharding_.FileOf(work.chunk().shard).path,
           work.chunk().records[i].line_no};
     }
     return Status::Ok();
@@ -61,15 +61,15 @@ class CollectSink : public ShardSink {
   std::map<uint32_t, ShardRead> reads;
 
  private:
-  const ReadPlan& plan_;
+  const Sharding& sharding_;
   std::mutex mu_;
 };
 
 // The documents in reading order, numbered as in a whole read (lines within each file).
-std::vector<SeenDoc> InOrder(const ReadPlan& plan, const CollectSink& sink) {
-  std::vector<int64_t> before(plan.shards.size(), 0);
-  for (uint32_t s = 1; s < plan.shards.size(); ++s) {
-    if (s > plan.FileOf(s).first_shard) {
+std::vector<SeenDoc> InOrder(const Sharding& sharding, const CollectSink& sink) {
+  std::vector<int64_t> before(sharding.shards.size(), 0);
+  for (uint32_t s = 1; s < sharding.shards.size(); ++s) {
+    if (s > sharding.FileOf(s).first_shard) {
       before[s] = before[s - 1] + static_cast<int64_t>(sink.reads.at(s - 1).lines);
     }
   }
@@ -95,11 +95,11 @@ std::vector<SeenDoc> ReadInOrder(const std::vector<std::string>& paths) {
   return out;
 }
 
-std::optional<ScanFailure> Scan(const ReadPlan& plan, int threads, const ReadOptions& read,
+std::optional<ScanFailure> Scan(const Sharding& sharding, int threads, const ReadOptions& read,
                                 CollectSink& sink) {
   ScanRequest req;
-  req.plan = &plan;
-  for (uint32_t s = 0; s < plan.shards.size(); ++s) req.shards.push_back(s);
+  req.sharding = &sharding;
+  for (uint32_t s = 0; s < sharding.shards.size(); ++s) req.shards.push_back(s);
   req.read = &read;
   req.threads = threads;
   return ScanShards(req, sink);
@@ -120,26 +120,26 @@ TEST(ShardScan, ManyThreadsReadWhatOneReaderInOrderReads) {
   const std::vector<SeenDoc> expected = ReadInOrder(paths);
   ASSERT_EQ(expected.size(), 511u);
   for (uint64_t split : {uint64_t{1000}, uint64_t{4096}, kSplitBytes}) {
-    auto plan = PlanRead(paths, split);
-    ASSERT_TRUE(plan.ok()) << plan.status().message();
+    auto sharding = ShardInputs(paths, split);
+    ASSERT_TRUE(sharding.ok()) << sharding.status().message();
     for (int threads : {1, 2, 3}) {
-      CollectSink sink(*plan);
-      ASSERT_FALSE(Scan(*plan, threads, ReadOptions{}, sink).has_value());
-      EXPECT_EQ(InOrder(*plan, sink), expected) << "split " << split << ", " << threads;
+      CollectSink sink(*sharding);
+      ASSERT_FALSE(Scan(*sharding, threads, ReadOptions{}, sink).has_value());
+      EXPECT_EQ(InOrder(*sharding, sink), expected) << "split " << split << ", " << threads;
     }
   }
 }
 
 TEST(ShardScan, EveryFileIsHashedInTheSameReadAsScanDocumentsHashesIt) {
   const std::vector<std::string> paths = MixedPool(ScratchDir("shard_scan_hash"));
-  auto plan = PlanRead(paths, 1000);
-  ASSERT_TRUE(plan.ok());
-  ASSERT_GT(plan->files[0].shards, 3u);  // a.jsonl is cut
-  CollectSink sink(*plan);
-  ASSERT_FALSE(Scan(*plan, 2, ReadOptions{}, sink).has_value());
+  auto sharding = ShardInputs(paths, 1000);
+  ASSERT_TRUE(sharding.ok());
+  ASSERT_GT(sharding->files[0].shards, 3u);  // a.jsonl is cut
+  CollectSink sink(*sharding);
+  ASSERT_FALSE(Scan(*sharding, 2, ReadOptions{}, sink).has_value());
   std::vector<std::string> rels, shas;
   for (uint32_t f = 0; f < 3; ++f) {
-    const PlannedFile& file = plan->files[f];
+    const ShardedFile& file = sharding->files[f];
     const ShardRead& read = sink.reads.at(file.first_shard);
     EXPECT_EQ(read.file_sha256, Sha256::Hex(preflight::testing::ReadText(file.path))) << file.path;
     EXPECT_EQ(read.file_bytes, file.size);
@@ -166,10 +166,10 @@ TEST(ShardScan, RangesOfAFileTileItsRecordsWhereverItIsCut) {
                   ++whole;
                 }).ok());
     for (uint64_t split = 1; split <= body.size(); ++split) {
-      auto plan = PlanRead({dir + "/p.jsonl"}, split);
-      ASSERT_TRUE(plan.ok());
-      CollectSink sink(*plan);
-      ASSERT_FALSE(Scan(*plan, 2, skip, sink).has_value());
+      auto sharding = ShardInputs({dir + "/p.jsonl"}, split);
+      ASSERT_TRUE(sharding.ok());
+      CollectSink sink(*sharding);
+      ASSERT_FALSE(Scan(*sharding, 2, skip, sink).has_value());
       EXPECT_EQ(sink.docs.size(), whole) << "split " << split;
     }
   }
@@ -185,29 +185,29 @@ TEST(ShardScan, TheFirstBadLineInReadingOrderIsReportedByItsLineInItsFile) {
   const std::string expected =
       dir + "/p.jsonl:" + std::to_string(bad_line) + ": field \"text\" is not a string";
   for (int threads : {1, 2, 4}) {
-    auto plan = PlanRead({dir + "/p.jsonl"}, 2000);
-    ASSERT_TRUE(plan.ok());
-    CollectSink sink(*plan);
-    auto failure = Scan(*plan, threads, ReadOptions{}, sink);
+    auto sharding = ShardInputs({dir + "/p.jsonl"}, 2000);
+    ASSERT_TRUE(sharding.ok());
+    CollectSink sink(*sharding);
+    auto failure = Scan(*sharding, threads, ReadOptions{}, sink);
     ASSERT_TRUE(failure.has_value());
-    std::vector<int64_t> before(plan->shards.size(), 0);
+    std::vector<int64_t> before(sharding->shards.size(), 0);
     for (uint32_t s = 1; s <= failure->shard; ++s) {
       before[s] = before[s - 1] + static_cast<int64_t>(sink.reads.at(s - 1).lines);
     }
-    EXPECT_EQ(FailureStatus(*failure, *plan, before).message(), expected) << threads;
+    EXPECT_EQ(FailureStatus(*failure, *sharding, before).message(), expected) << threads;
   }
 }
 
 TEST(ShardScan, SkipBadListsTheBadLinesOfEachShardInOrder) {
   const std::string dir = ScratchDir("shard_scan_skip");
-  WriteText(dir + "/p.jsonl.zst", ZstdOf(DocLines(0, 2) + "{\"id\": 1}\n" + DocLines(2, 2) +
-                                         "[1]\n"));
-  auto plan = PlanRead({dir + "/p.jsonl.zst"});
-  ASSERT_TRUE(plan.ok());
+  WriteText(dir + "/p.jsonl.zst",
+            ZstdOf(DocLines(0, 2) + "{\"id\": 1}\n" + DocLines(2, 2) + "[1]\n"));
+  auto sharding = ShardInputs({dir + "/p.jsonl.zst"});
+  ASSERT_TRUE(sharding.ok());
   ReadOptions skip;
   skip.skip_bad = true;
-  CollectSink sink(*plan);
-  ASSERT_FALSE(Scan(*plan, 2, skip, sink).has_value());
+  CollectSink sink(*sharding);
+  ASSERT_FALSE(Scan(*sharding, 2, skip, sink).has_value());
   const ShardRead& read = sink.reads.at(0);
   ASSERT_EQ(read.bad.size(), 2u);
   EXPECT_EQ(read.bad[0].line_no, 3);
@@ -224,17 +224,16 @@ TEST(ShardScan, AMissingOrDamagedShardFailsWithItsCause) {
   std::string packed = ZstdOf(DocLines(20, 200));
   packed.resize(packed.size() / 2);
   WriteText(dir + "/pool/b.jsonl.zst", packed);
-  auto plan = PlanRead({dir + "/pool"});
-  ASSERT_TRUE(plan.ok());
-  CollectSink sink(*plan);
-  auto failure = Scan(*plan, 2, ReadOptions{}, sink);
+  auto sharding = ShardInputs({dir + "/pool"});
+  ASSERT_TRUE(sharding.ok());
+  CollectSink sink(*sharding);
+  auto failure = Scan(*sharding, 2, ReadOptions{}, sink);
   ASSERT_TRUE(failure.has_value());
   EXPECT_EQ(failure->shard, 1u);
-  EXPECT_NE(failure->status.message().find("b.jsonl.zst: truncated zstd stream"),
-            std::string::npos)
+  EXPECT_NE(failure->status.message().find("b.jsonl.zst: truncated zstd stream"), std::string::npos)
       << failure->status.message();
   EXPECT_EQ(sink.reads.count(0), 1u);  // The shard before it was read to its end.
-  EXPECT_EQ(PlanRead({dir + "/nope"}).status().kind(), Status::Kind::kNotFound);
+  EXPECT_EQ(ShardInputs({dir + "/nope"}).status().kind(), Status::Kind::kNotFound);
 }
 
 }  // namespace

@@ -135,11 +135,11 @@ def main():
         target = os.path.join(copy, "src", "base", "file.cc")
         with open(target, encoding="utf-8") as f:
             lines = f.read().split("\n")
-        lines.insert(1, '#include "trial/plan.h"')
+        lines.insert(1, '#include "trial/spec.h"')
         with open(target, "w", encoding="utf-8") as f:
             f.write("\n".join(lines))
         expect(failures, "the tree with base including trial", run(check, copy), 1,
-               "src/base/file.cc:2: base uses trial", '#include "trial/plan.h"')
+               "src/base/file.cc:2: base uses trial", '#include "trial/spec.h"')
     for failure in failures:
         print("FAIL " + failure)
     print(f"{len(failures)} failure(s)")

@@ -5,7 +5,7 @@
 // JSONL file, which is cut into byte ranges of `split_bytes` (each range reads the lines that
 // start in it), and a larger Parquet file of several row groups, which is cut between row groups
 // into runs of whole row groups spanning at most `split_bytes` (or one row group, if larger).
-// The plan depends only on the inputs (their files, formats and sizes), never on the thread or
+// The sharding depends only on the inputs (their files, formats and sizes), never on the thread or
 // process count, so whatever is computed per shard is the same however the shards are dealt out.
 // Shards are numbered in reading order: input by input, file by file, range by range.
 
@@ -20,7 +20,7 @@ namespace preflight::corpus {
 
 inline constexpr uint64_t kSplitBytes = 64ull << 20;
 
-struct PlannedFile {
+struct ShardedFile {
   uint32_t input = 0;  // Position of its input in the path list.
   std::string path;    // To open: the input itself, or the folder joined with `rel`.
   std::string rel;     // Inside its input folder; empty for a file input.
@@ -32,8 +32,8 @@ struct PlannedFile {
   std::vector<parquet::RowGroupInfo> row_groups;
 };
 
-struct PlannedShard {
-  uint32_t file = 0;            // Into ReadPlan::files.
+struct Shard {
+  uint32_t file = 0;            // Into Sharding::files.
   uint64_t begin = 0, end = 0;  // Byte range on disk; [0, size) for a whole file.
   // A Parquet shard's row groups, [first_group, end_group); its byte range is theirs (the first
   // row group's starts at byte 0, the last one's ends at the end of the file).
@@ -45,25 +45,25 @@ struct PlannedShard {
   uint64_t disk_bytes() const { return end - begin; }
 };
 
-struct PlannedInput {
+struct ShardedInput {
   std::string path;
   bool folder = false;
   uint32_t first_file = 0, files = 0;  // Its files: [first_file, first_file + files).
 };
 
-struct ReadPlan {
-  std::vector<PlannedInput> inputs;
-  std::vector<PlannedFile> files;
-  std::vector<PlannedShard> shards;
+struct Sharding {
+  std::vector<ShardedInput> inputs;
+  std::vector<ShardedFile> files;
+  std::vector<Shard> shards;
   uint64_t disk_bytes = 0;  // Of every file.
 
-  const PlannedFile& FileOf(uint32_t shard) const { return files[shards[shard].file]; }
+  const ShardedFile& FileOf(uint32_t shard) const { return files[shards[shard].file]; }
 };
 
 // Lists every input's files (corpus/input_format.h: each file's format is checked here, before
 // any document is read) and cuts them into shards. NotFound for a missing input.
-Result<ReadPlan> PlanRead(const std::vector<std::string>& paths,
-                          uint64_t split_bytes = kSplitBytes);
+Result<Sharding> ShardInputs(const std::vector<std::string>& paths,
+                             uint64_t split_bytes = kSplitBytes);
 
 // The SHA-256 that names a folder input: of "relative path\0file SHA-256 (hex)\0" for every
 // file, in reading order. A file input is named by its own bytes' SHA-256.

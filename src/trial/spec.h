@@ -2,7 +2,7 @@
 // What a trial will select and train, as far as a forecast of it needs to know: the pool and the
 // target's selectable part with their fields, the selection, and the pilot (model, steps, seeds,
 // learning rate, threads). The trial's config (runner.h) and the forecast's config
-// (forecast/forecast.h) are both this plan and more, so the trial hands the forecast its plan as
+// (forecast/forecast.h) are both this spec and more, so the trial hands the forecast its spec as
 // one value. It holds no held-out file: the forecast never sees T_eval.
 // Header only: plain data, two accessors and its JSON (forecast/ uses it without linking the
 // trial).
@@ -16,7 +16,7 @@
 
 namespace preflight::trial {
 
-struct TrialPlan {
+struct TrialSpec {
   std::vector<std::string> pool;
   std::string target_select;  // T_sel: what the selector (and the forecast) may read
   // The documents' fields: the pool's (--text-field, --id-field; the arms are the pool's lines,
@@ -43,9 +43,9 @@ struct TrialPlan {
     return target_id_field.empty() ? id_field : target_id_field;
   }
 
-  // The plan's keys of a trial's or a forecast's config (their fingerprints): the fields only
+  // The spec's keys of a trial's or a forecast's config (their fingerprints): the fields only
   // where they are not the defaults, so that a field added with a default leaves the
-  // fingerprint of a plan at that default unchanged (its recorded trials still match).
+  // fingerprint of a spec at that default unchanged (its recorded trials still match).
   nlohmann::json PlanJson() const {
     nlohmann::json j = {{"pool", pool},
                         {"target_select", target_select},

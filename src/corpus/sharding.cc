@@ -1,4 +1,4 @@
-#include "corpus/read_plan.h"
+#include "corpus/sharding.h"
 
 #include <sys/stat.h>
 
@@ -12,7 +12,7 @@
 namespace preflight::corpus {
 namespace {
 
-Status StatFile(PlannedFile& f) {
+Status StatFile(ShardedFile& f) {
   struct stat st;
   if (::stat(f.path.c_str(), &st) != 0) {
     const int err = errno;
@@ -26,14 +26,14 @@ Status StatFile(PlannedFile& f) {
 
 // A Parquet file over `split_bytes` is cut between row groups: each shard takes row groups while
 // its span stays within `split_bytes`, and at least one.
-void AddParquetShards(ReadPlan& plan, uint32_t file_index, uint64_t split_bytes) {
-  PlannedFile& f = plan.files[file_index];
+void AddParquetShards(Sharding& sharding, uint32_t file_index, uint64_t split_bytes) {
+  ShardedFile& f = sharding.files[file_index];
   const std::vector<parquet::RowGroupInfo>& groups = f.row_groups;
   const int n = static_cast<int>(groups.size());
   const bool cut = split_bytes > 0 && f.size > split_bytes;
   int g = 0;
   do {
-    PlannedShard s;
+    Shard s;
     s.file = file_index;
     s.first_group = g;
     s.begin = n > 0 ? groups[g].begin : 0;
@@ -41,59 +41,59 @@ void AddParquetShards(ReadPlan& plan, uint32_t file_index, uint64_t split_bytes)
     s.hashes_file = g == 0;
     for (++g; g < n && (!cut || groups[g].end - s.begin <= split_bytes); ++g) s.end = groups[g].end;
     s.end_group = std::min(g, n);
-    plan.shards.push_back(s);
+    sharding.shards.push_back(s);
   } while (g < n);
-  f.shards = static_cast<uint32_t>(plan.shards.size()) - f.first_shard;
+  f.shards = static_cast<uint32_t>(sharding.shards.size()) - f.first_shard;
 }
 
 // A plain JSONL file over `split_bytes` is cut into ranges; a Parquet file between row groups;
 // anything else is one shard.
-void AddShards(ReadPlan& plan, uint32_t file_index, uint64_t split_bytes) {
-  PlannedFile& f = plan.files[file_index];
-  f.first_shard = static_cast<uint32_t>(plan.shards.size());
-  if (f.format == Format::kParquet) return AddParquetShards(plan, file_index, split_bytes);
+void AddShards(Sharding& sharding, uint32_t file_index, uint64_t split_bytes) {
+  ShardedFile& f = sharding.files[file_index];
+  f.first_shard = static_cast<uint32_t>(sharding.shards.size());
+  if (f.format == Format::kParquet) return AddParquetShards(sharding, file_index, split_bytes);
   const bool cut = IsSplittable(f.format) && split_bytes > 0 && f.size > split_bytes;
   const uint64_t step = cut ? split_bytes : (f.size > 0 ? f.size : 1);
   uint64_t begin = 0;
   do {
-    PlannedShard s;
+    Shard s;
     s.file = file_index;
     s.begin = begin;
     s.end = std::min(f.size, begin + step);
     s.hashes_file = begin == 0;
-    plan.shards.push_back(s);
+    sharding.shards.push_back(s);
     begin += step;
   } while (begin < f.size);
-  f.shards = static_cast<uint32_t>(plan.shards.size()) - f.first_shard;
+  f.shards = static_cast<uint32_t>(sharding.shards.size()) - f.first_shard;
 }
 
 }  // namespace
 
-Result<ReadPlan> PlanRead(const std::vector<std::string>& paths, uint64_t split_bytes) {
-  ReadPlan plan;
+Result<Sharding> ShardInputs(const std::vector<std::string>& paths, uint64_t split_bytes) {
+  Sharding sharding;
   for (uint32_t i = 0; i < paths.size(); ++i) {
     if (!PathExists(paths[i])) return Status::NotFound(paths[i] + ": no such file");
-    PlannedInput input;
+    ShardedInput input;
     input.path = paths[i];
     input.folder = IsDirectory(paths[i]);
-    input.first_file = static_cast<uint32_t>(plan.files.size());
+    input.first_file = static_cast<uint32_t>(sharding.files.size());
     PF_ASSIGN_OR_RETURN(std::vector<InputFile> files, ListInputFiles(paths[i]));
     for (InputFile& in : files) {
-      PlannedFile f;
+      ShardedFile f;
       f.input = i;
       f.path = std::move(in.path);
       f.rel = std::move(in.rel);
       f.format = in.format;
       f.row_groups = std::move(in.row_groups);
       PF_RETURN_IF_ERROR(StatFile(f));
-      plan.disk_bytes += f.size;
-      plan.files.push_back(std::move(f));
-      AddShards(plan, static_cast<uint32_t>(plan.files.size() - 1), split_bytes);
+      sharding.disk_bytes += f.size;
+      sharding.files.push_back(std::move(f));
+      AddShards(sharding, static_cast<uint32_t>(sharding.files.size() - 1), split_bytes);
     }
-    input.files = static_cast<uint32_t>(plan.files.size()) - input.first_file;
-    plan.inputs.push_back(std::move(input));
+    input.files = static_cast<uint32_t>(sharding.files.size()) - input.first_file;
+    sharding.inputs.push_back(std::move(input));
   }
-  return plan;
+  return sharding;
 }
 
 std::string FolderSha256(const std::vector<std::string>& rels,
