@@ -123,8 +123,8 @@ TEST(CrossFitSignals, OutOfSampleGainsSeeAPlantedKindAndNotAnAbsentOne) {
            WordDocs(kMailWords, 80, 80, 23));
   testing::WriteText(dir + "/pool.jsonl", Jsonl(pool, "p"));
   CrossFitOptions o;
-  o.plan.pool = {dir + "/pool.jsonl"};
-  o.plan.threads = 1;
+  o.spec.pool = {dir + "/pool.jsonl"};
+  o.spec.threads = 1;
   o.schedule.steps = 40;
   o.schedule.batch = 4;
   o.schedule.context = 32;
