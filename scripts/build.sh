@@ -39,8 +39,15 @@ fi
 if [[ ! -f $cache || -n "${PREFLIGHT_CMAKE_ARGS:-}" || ${#forget[@]} -gt 0 ]] ||
   ! grep -qx "PREFLIGHT_UNITY:BOOL=$unity" "$cache" ||
   ! grep -qx "CMAKE_BUILD_TYPE:STRING=Release" "$cache"; then
+  # A new folder is built by Ninja where it is installed (it starts the next compile sooner than
+  # Make's recursive makefiles); a folder keeps the generator it was made with.
+  generator=()
+  if [[ ! -f $cache ]] && command -v ninja >/dev/null; then
+    generator=(-G Ninja)
+  fi
   mkdir -p "$root/build"
-  cmake -S "$root" -B "$root/build" "${forget[@]}" "${args[@]}" >"$root/build/configure.log" 2>&1 ||
+  cmake -S "$root" -B "$root/build" ${generator[@]+"${generator[@]}"} "${forget[@]}" "${args[@]}" \
+    >"$root/build/configure.log" 2>&1 ||
     { cat "$root/build/configure.log"; exit 1; }
   echo "$optional" >"$stamp"
 fi

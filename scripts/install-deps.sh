@@ -18,7 +18,7 @@
 set -euo pipefail
 
 PACKAGES=(
-  build-essential cmake pkg-config git
+  build-essential cmake pkg-config git ninja-build
   libsimdjson-dev nlohmann-json3-dev libcli11-dev libfmt-dev libssl-dev
   libzstd-dev zlib1g-dev libfasttext-dev
   libsnappy-dev liblz4-dev libbrotli-dev

@@ -21,7 +21,7 @@
 #include "testing/planted.h"
 #include "testing/testing.h"
 
-namespace preflight::trainer {
+namespace preflight::trainer::launch_cli_test {
 namespace {
 
 using preflight::testing::CliResult;
@@ -168,4 +168,4 @@ TEST(LaunchCli, ARerunAfterAFailedRunMakesNoSecondForecastReceipt) {
 }
 
 }  // namespace
-}  // namespace preflight::trainer
+}  // namespace preflight::trainer::launch_cli_test

@@ -13,7 +13,7 @@
 #include "testing/planted.h"
 #include "testing/testing.h"
 
-namespace preflight::trainer {
+namespace preflight::trainer::net_dollars_test {
 namespace {
 
 using preflight::testing::CliResult;
@@ -161,4 +161,4 @@ TEST(NetDollars, PriceFlagsThatCannotBeUsedExitTwo) {
 }
 
 }  // namespace
-}  // namespace preflight::trainer
+}  // namespace preflight::trainer::net_dollars_test
