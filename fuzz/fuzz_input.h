@@ -13,7 +13,7 @@
 
 #include "corpus/chunk_reader.h"
 #include "corpus/input_format.h"
-#include "corpus/read_plan.h"
+#include "corpus/sharding.h"
 #include "corpus/scanner.h"
 #include "corpus/shard_scan.h"
 
@@ -69,11 +69,11 @@ inline void ReadEveryWay(const std::string& path, uint64_t file_size, uint8_t va
   // Every record is copied once, whether or not it parsed.
   if (summary.ok() && copied.ok() && lines != summary->records) std::abort();
   // Shards of a cut file, read on two threads, hold the records of a whole read.
-  auto plan = corpus::PlanRead({path}, file_size / 2 + 1);
-  if (!plan.ok()) return;
+  auto sharding = corpus::ShardInputs({path}, file_size / 2 + 1);
+  if (!sharding.ok()) return;
   corpus::ScanRequest req;
-  req.plan = &*plan;
-  for (uint32_t s = 0; s < plan->shards.size(); ++s) req.shards.push_back(s);
+  req.sharding = &*sharding;
+  for (uint32_t s = 0; s < sharding->shards.size(); ++s) req.shards.push_back(s);
   req.read = &options;
   req.threads = 2;
   CountingSink sink;
