@@ -10,23 +10,15 @@
 #   parquet_bench text pool.<codec>.parquet        the text column, every row
 #   parquet_bench json pool.<codec>.parquet        every column, each row written as JSON
 # Usage: bench/parquet/run.sh [MB] [DIR]   (default 400 MB in /tmp/pqbench; needs build/ with
-#        parquet_bench, /work/main/data/brown or data/brown, and (cd tests/parquet/fixtures &&
+#        parquet_bench, data/brown, and (cd tests/parquet/fixtures &&
 #        npm ci))
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 mb=${1:-400}
 dir=${2:-/tmp/pqbench}
 export PATH="$root/build/bench/parquet:$root/build:$PATH"
-brown=$root/data/brown/brown.jsonl
-[[ -f $brown ]] || brown=/work/main/data/brown/brown.jsonl
-mkdir -p "$dir"
+"$root/bench/parquet/make_pools.sh" "$mb" "$dir"
 cd "$dir"
-[[ -f pool.jsonl ]] || python3 "$root/bench/select/make_pool.py" "$brown" pool.jsonl "$mb"
-[[ -f pool.jsonl.zst ]] || zstd -q -3 -T1 pool.jsonl -o pool.jsonl.zst
-for codec in snappy zstd; do
-  [[ -f pool.$codec.parquet ]] ||
-    node --max-old-space-size=8000 "$root/bench/parquet/to_parquet.mjs" pool.jsonl "pool.$codec.parquet" "$codec"
-done
 text_mb=$(parquet_bench text pool.zstd.parquet 2>&1 | sed -E 's/.* ([0-9]+) text bytes.*/\1/')
 # Best of 3 CPU seconds and the peak memory of a command (stdout discarded).
 best() {

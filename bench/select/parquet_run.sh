@@ -7,24 +7,16 @@
 # (make_pool.py's Brown with variation, as .jsonl.zst with zstd -3, and as Parquet by arrow-rs
 # with snappy and zstd pages), made here when DIR lacks it.
 # Usage: bench/select/parquet_run.sh [MB=400] [DIR=/tmp/pqbench]   (needs build/preflight,
-#        /work/main/data/brown or data/brown, and for a new pool (cd tests/parquet/fixtures &&
+#        data/brown, and for a new pool (cd tests/parquet/fixtures &&
 #        npm ci))
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 mb=${1:-400}
 dir=${2:-/tmp/pqbench}
 preflight=$root/build/preflight
-data=$root/data
-[[ -d $data/brown ]] || data=/work/main/data
-target=$data/brown/targets/cj.select.jsonl
-mkdir -p "$dir"
+target=$root/data/brown/targets/cj.select.jsonl
+"$root/bench/parquet/make_pools.sh" "$mb" "$dir"
 cd "$dir"
-[[ -f pool.jsonl ]] || python3 "$root/bench/select/make_pool.py" "$data/brown/brown.jsonl" pool.jsonl "$mb"
-[[ -f pool.jsonl.zst ]] || zstd -q -3 -T1 pool.jsonl -o pool.jsonl.zst
-for codec in snappy zstd; do
-  [[ -f pool.$codec.parquet ]] ||
-    node --max-old-space-size=8000 "$root/bench/parquet/to_parquet.mjs" pool.jsonl "pool.$codec.parquet" "$codec"
-done
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 # The kept documents' ids, hashed: equal for every pool and thread count.

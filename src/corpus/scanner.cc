@@ -232,18 +232,26 @@ struct ParquetChunk {
   std::vector<BadLine> bad;
 };
 
+// A Parquet row's record: numbered like a line of its file, placed by its row group and row.
+template <typename Row>
+Record RowRecord(const Row& row, const InputFile& file, uint32_t input, uint64_t index,
+                 int64_t line_no) {
+  Record r;
+  r.index = index;
+  r.input = input;
+  r.line_no = line_no;
+  r.file = file.path;
+  r.row_group = row.row_group;
+  r.row_in_group = row.row_in_group;
+  return r;
+}
+
 void SortParquetBatch(const ParquetBatch& batch, const InputFile& file, uint32_t input,
                       uint64_t& next_index, int64_t& line_no, ParquetChunk& out) {
   out.records.clear();
   out.texts.clear();
   for (const ParquetBatch::Row& row : batch.rows) {
-    Record r;
-    r.index = next_index++;
-    r.input = input;
-    r.line_no = ++line_no;
-    r.file = file.path;
-    r.row_group = row.row_group;
-    r.row_in_group = row.row_in_group;
+    const Record r = RowRecord(row, file, input, next_index++, ++line_no);
     if (!row.bad.empty()) {
       out.bad.push_back(
           {file.path, r.line_no, r.index, std::string(row.bad), row.row_group, row.row_in_group});
@@ -295,14 +303,8 @@ Status CopyParquetLines(const InputFile& file, uint32_t input, const ReadOptions
   while (true) {
     PF_ASSIGN_OR_RETURN(bool more, rows->Next(&row));
     if (!more) break;
-    Record r;
-    r.index = next_index++;
-    r.input = input;
-    r.line_no = ++line_no;
+    Record r = RowRecord(row, file, input, next_index++, ++line_no);
     r.line = row.line;
-    r.file = file.path;
-    r.row_group = row.row_group;
-    r.row_in_group = row.row_in_group;
     PF_RETURN_IF_ERROR(visit(r));
   }
   Sha256 sha;
